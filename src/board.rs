@@ -1,0 +1,361 @@
+//! Board geometry: points, strong points, lines, and the symmetry group.
+//!
+//! A point (x, y) has index `y * w + x`; a set of points is a `u64` bitboard. Every
+//! supported board is built once and lives for the whole program (`Board::get`).
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use thiserror::Error;
+
+/// The eight directions in a fixed order; `d ^ 4` is the opposite of `d`.
+pub const DIRS: [(i8, i8); 8] = [
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+
+/// The opposite direction.
+#[inline]
+pub const fn opposite(d: usize) -> usize {
+    d ^ 4
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum BoardError {
+    #[error(
+        "unsupported board size {w}x{h}: columns and rows must be odd, from 3 to 9, with at most 64 points"
+    )]
+    Size { w: usize, h: usize },
+    #[error("bad board name `{0}`: expected tsivy, dimy or WxH such as 5x3")]
+    Name(String),
+    #[error("bad point name `{name}` on a {w}x{h} board")]
+    Point { name: String, w: usize, h: usize },
+}
+
+/// A symmetry of the board as a permutation of points, with byte tables so a whole
+/// bitboard is mapped with eight lookups.
+pub struct Symmetry {
+    map: [u8; 64],
+    bytes: Box<[[u64; 256]; 8]>,
+}
+
+impl Symmetry {
+    fn new(map: [u8; 64], n: usize) -> Self {
+        let mut bytes = Box::new([[0u64; 256]; 8]);
+        for (chunk, table) in bytes.iter_mut().enumerate() {
+            for (v, out) in table.iter_mut().enumerate() {
+                for bit in 0..8 {
+                    let p = chunk * 8 + bit;
+                    if v & (1 << bit) != 0 && p < n {
+                        *out |= 1u64 << map[p];
+                    }
+                }
+            }
+        }
+        Symmetry { map, bytes }
+    }
+
+    /// Image of one point.
+    #[inline]
+    pub fn point(&self, p: u8) -> u8 {
+        self.map[p as usize]
+    }
+
+    /// Image of a set of points.
+    #[inline]
+    pub fn apply(&self, bb: u64) -> u64 {
+        let t = &self.bytes;
+        t[0][(bb & 0xff) as usize]
+            | t[1][((bb >> 8) & 0xff) as usize]
+            | t[2][((bb >> 16) & 0xff) as usize]
+            | t[3][((bb >> 24) & 0xff) as usize]
+            | t[4][((bb >> 32) & 0xff) as usize]
+            | t[5][((bb >> 40) & 0xff) as usize]
+            | t[6][((bb >> 48) & 0xff) as usize]
+            | t[7][((bb >> 56) & 0xff) as usize]
+    }
+}
+
+pub struct Board {
+    w: usize,
+    h: usize,
+    all: u64,
+    strong: u64,
+    /// Points that have a line neighbour in direction `d`.
+    has_step: [u64; 8],
+    /// Index offset of one step in direction `d`.
+    step: [i32; 8],
+    syms: Vec<Symmetry>,
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Board({}x{})", self.w, self.h)
+    }
+}
+
+impl PartialEq for Board {
+    fn eq(&self, other: &Self) -> bool {
+        self.w == other.w && self.h == other.h
+    }
+}
+impl Eq for Board {}
+
+/// Every supported size, in a fixed order (used as the registry key).
+fn supported(w: usize, h: usize) -> bool {
+    w % 2 == 1 && h % 2 == 1 && (3..=9).contains(&w) && (3..=9).contains(&h) && w * h <= 64
+}
+
+fn registry() -> &'static [Board] {
+    static BOARDS: OnceLock<Vec<Board>> = OnceLock::new();
+    BOARDS.get_or_init(|| {
+        let mut v = Vec::new();
+        for h in (3..=9).step_by(2) {
+            for w in (3..=9).step_by(2) {
+                if supported(w, h) {
+                    v.push(Board::build(w, h));
+                }
+            }
+        }
+        v
+    })
+}
+
+impl Board {
+    /// The board of `w` columns and `h` rows.
+    pub fn get(w: usize, h: usize) -> Result<&'static Board, BoardError> {
+        if !supported(w, h) {
+            return Err(BoardError::Size { w, h });
+        }
+        Ok(registry()
+            .iter()
+            .find(|b| b.w == w && b.h == h)
+            .expect("every supported size is in the registry"))
+    }
+
+    /// The standard 9x5 board.
+    pub fn tsivy() -> &'static Board {
+        Board::get(9, 5).expect("9x5 is supported")
+    }
+
+    /// Parses `tsivy`, `dimy` or `WxH`.
+    pub fn by_name(name: &str) -> Result<&'static Board, BoardError> {
+        match name {
+            "tsivy" => return Ok(Board::tsivy()),
+            "dimy" => return Board::get(5, 5),
+            _ => {}
+        }
+        let (w, h) = name
+            .split_once('x')
+            .ok_or_else(|| BoardError::Name(name.to_string()))?;
+        let parse = |s: &str| s.parse::<usize>().map_err(|_| BoardError::Name(name.into()));
+        Board::get(parse(w)?, parse(h)?)
+    }
+
+    /// Every supported board, smallest first by point count.
+    pub fn all_supported() -> Vec<&'static Board> {
+        let mut v: Vec<&Board> = registry().iter().collect();
+        v.sort_by_key(|b| (b.points(), b.h));
+        v
+    }
+
+    fn build(w: usize, h: usize) -> Board {
+        let n = w * h;
+        let all = if n == 64 { !0 } else { (1u64 << n) - 1 };
+        let mut strong = 0u64;
+        let mut has_step = [0u64; 8];
+        let mut step = [0i32; 8];
+        for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+            step[d] = dx as i32 + dy as i32 * w as i32;
+        }
+        for y in 0..h {
+            for x in 0..w {
+                let p = y * w + x;
+                let is_strong = (x + y) % 2 == 0;
+                if is_strong {
+                    strong |= 1 << p;
+                }
+                for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+                    let (nx, ny) = (x as i32 + dx as i32, y as i32 + dy as i32);
+                    let inside = nx >= 0 && ny >= 0 && nx < w as i32 && ny < h as i32;
+                    let diagonal = dx != 0 && dy != 0;
+                    if inside && (!diagonal || is_strong) {
+                        has_step[d] |= 1 << p;
+                    }
+                }
+            }
+        }
+        let mut board = Board {
+            w,
+            h,
+            all,
+            strong,
+            has_step,
+            step,
+            syms: Vec::new(),
+        };
+        board.syms = board.symmetry_maps();
+        board
+    }
+
+    /// The transforms of the rectangle (the dihedral group of the square when w == h)
+    /// that map every line onto a line. Identity first.
+    fn symmetry_maps(&self) -> Vec<Symmetry> {
+        let (w, h) = (self.w as i32, self.h as i32);
+        let mut candidates: Vec<Box<dyn Fn(i32, i32) -> (i32, i32)>> = vec![
+            Box::new(|x, y| (x, y)),
+            Box::new(move |x, y| (w - 1 - x, y)),
+            Box::new(move |x, y| (x, h - 1 - y)),
+            Box::new(move |x, y| (w - 1 - x, h - 1 - y)),
+        ];
+        if w == h {
+            candidates.push(Box::new(|x, y| (y, x)));
+            candidates.push(Box::new(move |x, y| (w - 1 - y, h - 1 - x)));
+            candidates.push(Box::new(move |x, y| (w - 1 - y, x)));
+            candidates.push(Box::new(move |x, y| (y, h - 1 - x)));
+        }
+        let mut out = Vec::new();
+        for f in candidates {
+            let mut map = [0u8; 64];
+            for y in 0..h {
+                for x in 0..w {
+                    let (tx, ty) = f(x, y);
+                    map[(y * w + x) as usize] = (ty * w + tx) as u8;
+                }
+            }
+            if self.preserves_lines(&map) {
+                out.push(Symmetry::new(map, self.points()));
+            }
+        }
+        out
+    }
+
+    fn preserves_lines(&self, map: &[u8; 64]) -> bool {
+        (0..self.points() as u8).all(|p| {
+            (0..8).all(|d| match self.neighbour(p, d) {
+                Some(q) => self.linked(map[p as usize], map[q as usize]),
+                None => true,
+            })
+        })
+    }
+
+    #[inline]
+    pub fn width(&self) -> usize {
+        self.w
+    }
+    #[inline]
+    pub fn height(&self) -> usize {
+        self.h
+    }
+    #[inline]
+    pub fn points(&self) -> usize {
+        self.w * self.h
+    }
+    /// Every point of the board.
+    #[inline]
+    pub fn all(&self) -> u64 {
+        self.all
+    }
+    /// Points with diagonal lines through them.
+    #[inline]
+    pub fn strong(&self) -> u64 {
+        self.strong
+    }
+    /// The centre point.
+    pub fn centre(&self) -> u8 {
+        ((self.h / 2) * self.w + self.w / 2) as u8
+    }
+    /// Symmetries of the board, identity first.
+    pub fn symmetries(&self) -> &[Symmetry] {
+        &self.syms
+    }
+    /// Name used in directories and messages: `WxH`.
+    pub fn size_name(&self) -> String {
+        format!("{}x{}", self.w, self.h)
+    }
+
+    /// Points that have a line neighbour in direction `d`.
+    #[inline]
+    pub fn has_step(&self, d: usize) -> u64 {
+        self.has_step[d]
+    }
+
+    /// Moves every point of `bb` one step in direction `d`, dropping points with no
+    /// line that way.
+    #[inline]
+    pub fn shift(&self, bb: u64, d: usize) -> u64 {
+        let s = self.step[d];
+        let b = bb & self.has_step[d];
+        if s >= 0 { b << s } else { b >> -s }
+    }
+
+    /// The line neighbour of `p` in direction `d`.
+    #[inline]
+    pub fn neighbour(&self, p: u8, d: usize) -> Option<u8> {
+        if self.has_step[d] >> p & 1 != 0 {
+            Some((p as i32 + self.step[d]) as u8)
+        } else {
+            None
+        }
+    }
+
+    /// Whether a line joins `p` and `q` directly; if so, its direction.
+    pub fn direction(&self, p: u8, q: u8) -> Option<usize> {
+        (0..8).find(|&d| self.neighbour(p, d) == Some(q))
+    }
+
+    fn linked(&self, p: u8, q: u8) -> bool {
+        self.direction(p, q).is_some()
+    }
+
+    /// `a1`-style name of a point.
+    pub fn point_name(&self, p: u8) -> String {
+        let (x, y) = (p as usize % self.w, p as usize / self.w);
+        format!("{}{}", (b'a' + x as u8) as char, y + 1)
+    }
+
+    /// Parses an `a1`-style point name.
+    pub fn parse_point(&self, s: &str) -> Result<u8, BoardError> {
+        let err = || BoardError::Point {
+            name: s.to_string(),
+            w: self.w,
+            h: self.h,
+        };
+        let mut chars = s.chars();
+        let col = chars.next().ok_or_else(err)?;
+        if !col.is_ascii_lowercase() {
+            return Err(err());
+        }
+        let x = (col as u8 - b'a') as usize;
+        let row: usize = chars.as_str().parse().map_err(|_| err())?;
+        if x >= self.w || row == 0 || row > self.h {
+            return Err(err());
+        }
+        Ok(((row - 1) * self.w + x) as u8)
+    }
+
+    /// Names of the points of a set, in index order.
+    pub fn point_names(&self, bb: u64) -> Vec<String> {
+        bits(bb).map(|p| self.point_name(p)).collect()
+    }
+}
+
+/// The indices of the set bits of `bb`, lowest first.
+#[inline]
+pub fn bits(mut bb: u64) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        if bb == 0 {
+            None
+        } else {
+            let p = bb.trailing_zeros() as u8;
+            bb &= bb - 1;
+            Some(p)
+        }
+    })
+}

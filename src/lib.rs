@@ -1,0 +1,12 @@
+//! fanotb: a perfect-play endgame solver for Fanorona.
+//!
+//! The rules engine (`board`, `position`, `movegen`) follows RULES.md; `index`,
+//! `retro`, `table` and `probe` build and read endgame tables.
+
+pub mod board;
+pub mod movegen;
+pub mod position;
+
+pub use board::{Board, BoardError};
+pub use movegen::{Capture, Move, MoveError, Step, perft, perft_divide};
+pub use position::{Color, Position, PositionError};

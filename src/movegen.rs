@@ -1,0 +1,456 @@
+//! Move generation per RULES.md: capture detection with bit operations, capture
+//! chains (no repeat of the last direction, no return to a point stood on, optional
+//! stop), compulsory capture, paika; `Move` with notation; distinct successors; perft.
+
+use thiserror::Error;
+
+use crate::board::{Board, bits, opposite};
+use crate::position::Position;
+
+/// How a capturing step takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Capture {
+    Approach,
+    Withdrawal,
+}
+
+impl Capture {
+    pub fn letter(self) -> char {
+        match self {
+            Capture::Approach => 'A',
+            Capture::Withdrawal => 'W',
+        }
+    }
+}
+
+/// One step of a move: where the stone lands, and what it took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Step {
+    pub to: u8,
+    /// `None` only for a paika.
+    pub capture: Option<Capture>,
+    pub taken: u64,
+}
+
+/// A whole turn: one stone's path with the capture kind of each step.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    pub from: u8,
+    pub steps: Vec<Step>,
+}
+
+impl Move {
+    pub fn is_capture(&self) -> bool {
+        self.steps[0].capture.is_some()
+    }
+    /// Every stone the move takes.
+    pub fn captured(&self) -> u64 {
+        self.steps.iter().fold(0, |acc, s| acc | s.taken)
+    }
+    /// The point the stone ends on.
+    pub fn to(&self) -> u8 {
+        self.steps.last().expect("a move has a step").to
+    }
+    /// Notation: points joined by `-`, `A`/`W` after each capturing step.
+    pub fn notation(&self, board: &Board) -> String {
+        let mut s = board.point_name(self.from);
+        for st in &self.steps {
+            s.push('-');
+            s.push_str(&board.point_name(st.to));
+            if let Some(c) = st.capture {
+                s.push(c.letter());
+            }
+        }
+        s
+    }
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum MoveError {
+    #[error("malformed move `{text}`: {reason} (expected points joined by `-`, like d2-e3A or a1-b2)")]
+    Notation { text: String, reason: String },
+    #[error("illegal move `{text}`: {reason}")]
+    Illegal { text: String, reason: String },
+}
+
+/// Stones of the run starting at `start` in direction `d` that belong to `them`,
+/// up to the first point that is not theirs.
+#[inline]
+fn run(board: &Board, start: u8, d: usize, them: u64) -> u64 {
+    let mut taken = 0u64;
+    let mut p = Some(start);
+    while let Some(q) = p {
+        if them >> q & 1 == 0 {
+            break;
+        }
+        taken |= 1 << q;
+        p = board.neighbour(q, d);
+    }
+    taken
+}
+
+/// Stones of `us` that can make a capturing step.
+#[inline]
+pub fn capturers(board: &Board, us: u64, them: u64) -> u64 {
+    let empty = board.all() & !(us | them);
+    let mut found = 0u64;
+    for d in 0..8 {
+        let back = opposite(d);
+        // Points whose neighbour in direction d is empty.
+        let can_step = board.shift(empty, back);
+        let approach = board.shift(empty & board.shift(them, back), back);
+        let withdrawal = can_step & board.shift(them, d);
+        found |= approach | withdrawal;
+    }
+    found & us
+}
+
+/// Whether the side owning `us` has any capture.
+#[inline]
+pub fn has_capture(board: &Board, us: u64, them: u64) -> bool {
+    capturers(board, us, them) != 0
+}
+
+/// Calls `f(dest_of_one_stone, from, to)` for every paika of `us`: the mover's set after
+/// the step, plus the step itself.
+#[inline]
+pub fn for_each_paika(board: &Board, us: u64, them: u64, mut f: impl FnMut(u64, u8, u8)) {
+    let empty = board.all() & !(us | them);
+    for d in 0..8 {
+        let movers = us & board.shift(empty, opposite(d));
+        for p in bits(movers) {
+            let q = board.neighbour(p, d).expect("mover has a neighbour");
+            f(us ^ (1 << p) ^ (1 << q), p, q);
+        }
+    }
+}
+
+/// Number of paikas of `us` (each leads to a different position).
+#[inline]
+pub fn paika_count(board: &Board, us: u64, them: u64) -> u32 {
+    let empty = board.all() & !(us | them);
+    (0..8)
+        .map(|d| (us & board.shift(empty, opposite(d))).count_ones())
+        .sum()
+}
+
+/// Walks every capture chain of the stone on `from`. At every stopping point calls
+/// `f(path, us_after, them_after)`.
+pub fn for_each_chain(
+    board: &Board,
+    from: u8,
+    us: u64,
+    them: u64,
+    f: &mut impl FnMut(&[Step], u64, u64),
+) {
+    let mut path = Vec::with_capacity(8);
+    chain_dfs(board, from, from, None, 1 << from, us, them, &mut path, f);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn chain_dfs(
+    board: &Board,
+    from: u8,
+    p: u8,
+    last: Option<usize>,
+    visited: u64,
+    us: u64,
+    them: u64,
+    path: &mut Vec<Step>,
+    f: &mut impl FnMut(&[Step], u64, u64),
+) {
+    let empty = board.all() & !(us | them);
+    for d in 0..8 {
+        if last == Some(d) {
+            continue;
+        }
+        let Some(q) = board.neighbour(p, d) else {
+            continue;
+        };
+        if (empty & !visited) >> q & 1 == 0 {
+            continue;
+        }
+        let approach = board.neighbour(q, d).map_or(0, |t| run(board, t, d, them));
+        let back = opposite(d);
+        let withdrawal = board
+            .neighbour(p, back)
+            .map_or(0, |t| run(board, t, back, them));
+        for (kind, taken) in [
+            (Capture::Approach, approach),
+            (Capture::Withdrawal, withdrawal),
+        ] {
+            if taken == 0 {
+                continue;
+            }
+            let nus = us ^ (1 << p) ^ (1 << q);
+            let nthem = them & !taken;
+            path.push(Step {
+                to: q,
+                capture: Some(kind),
+                taken,
+            });
+            f(path, nus, nthem);
+            chain_dfs(board, from, q, Some(d), visited | 1 << q, nus, nthem, path, f);
+            path.pop();
+        }
+    }
+}
+
+/// The distinct results `(us_after, them_after)` of every capture of `us`, sorted.
+pub fn capture_results(board: &Board, us: u64, them: u64, out: &mut Vec<(u64, u64)>) {
+    out.clear();
+    for s in bits(capturers(board, us, them)) {
+        for_each_chain(board, s, us, them, &mut |_, u, t| out.push((u, t)));
+    }
+    out.sort_unstable();
+    out.dedup();
+}
+
+impl Position {
+    /// Every legal move, in a fixed order: captures if any exist, else paikas.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let board = self.board();
+        let (us, them) = (self.us(), self.them());
+        let mut moves = Vec::new();
+        let caps = capturers(board, us, them);
+        if caps != 0 {
+            for s in bits(caps) {
+                for_each_chain(board, s, us, them, &mut |path, _, _| {
+                    moves.push(Move {
+                        from: s,
+                        steps: path.to_vec(),
+                    })
+                });
+            }
+        } else {
+            for_each_paika(board, us, them, |_, p, q| {
+                moves.push(Move {
+                    from: p,
+                    steps: vec![Step {
+                        to: q,
+                        capture: None,
+                        taken: 0,
+                    }],
+                })
+            });
+            moves.sort_by_key(|m| (m.from, m.to()));
+        }
+        moves
+    }
+
+    /// The position after `mv`, which must be legal here.
+    pub fn apply(&self, mv: &Move) -> Position {
+        let us = self.us() ^ (1 << mv.from) ^ (1 << mv.to());
+        let them = self.them() & !mv.captured();
+        Position::from_sides(self.board(), them, us, self.turn().other())
+    }
+
+    /// The distinct positions the legal moves lead to, sorted by stone sets.
+    pub fn successors(&self) -> Vec<Position> {
+        let board = self.board();
+        let (us, them) = (self.us(), self.them());
+        let next = self.turn().other();
+        let mut out = Vec::new();
+        if has_capture(board, us, them) {
+            let mut res = Vec::new();
+            capture_results(board, us, them, &mut res);
+            out.extend(
+                res.into_iter()
+                    .map(|(u, t)| Position::from_sides(board, t, u, next)),
+            );
+        } else {
+            for_each_paika(board, us, them, |u, _, _| {
+                out.push(Position::from_sides(board, them, u, next))
+            });
+            out.sort_unstable_by_key(|p| (p.white(), p.black()));
+        }
+        out
+    }
+
+    /// Whether the side to move has lost: no stones, or no legal move.
+    pub fn is_lost(&self) -> bool {
+        let board = self.board();
+        let (us, them) = (self.us(), self.them());
+        us == 0 || (!has_capture(board, us, them) && paika_count(board, us, them) == 0)
+    }
+
+    /// Parses a move in notation and checks it against the legal moves.
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+        let path = parse_notation(self.board(), text)?;
+        let moves = self.legal_moves();
+        if let Some(m) = moves.iter().find(|m| matches_path(m, &path)) {
+            return Ok(m.clone());
+        }
+        Err(MoveError::Illegal {
+            text: text.to_string(),
+            reason: self.why_illegal(&path, &moves),
+        })
+    }
+
+    /// Applies a sequence of moves in notation.
+    pub fn play<'a>(&self, moves: impl IntoIterator<Item = &'a str>) -> Result<Position, MoveError> {
+        let mut pos = *self;
+        for text in moves {
+            let mv = pos.parse_move(text)?;
+            pos = pos.apply(&mv);
+        }
+        Ok(pos)
+    }
+
+    /// The reason a well-formed path is not a legal move here.
+    fn why_illegal(&self, path: &[(u8, Option<Capture>)], legal: &[Move]) -> String {
+        let board = self.board();
+        let name = |p: u8| board.point_name(p);
+        let side = self.turn().name();
+        let from = path[0].0;
+        if self.us() >> from & 1 == 0 {
+            return format!("no {side} stone on {}", name(from));
+        }
+        if legal.is_empty() {
+            return format!("{side} has no legal move: the game is over");
+        }
+        let (mut us, mut them) = (self.us(), self.them());
+        let mut visited = 1u64 << from;
+        let mut last = None;
+        let mut p = from;
+        for (i, &(q, kind)) in path[1..].iter().enumerate() {
+            let step = format!("{}-{}", name(p), name(q));
+            let Some(d) = board.direction(p, q) else {
+                return format!("no line joins {} and {}", name(p), name(q));
+            };
+            if (us | them) >> q & 1 != 0 {
+                return format!("{} is not empty", name(q));
+            }
+            if visited >> q & 1 != 0 {
+                return format!("the stone has already stood on {} during this move", name(q));
+            }
+            if last == Some(d) {
+                return format!("step {step} repeats the direction of the step before it");
+            }
+            let approach = board.neighbour(q, d).map_or(0, |t| run(board, t, d, them));
+            let back = opposite(d);
+            let withdrawal = board.neighbour(p, back).map_or(0, |t| run(board, t, back, them));
+            let taken = match kind {
+                None if approach != 0 && withdrawal != 0 => {
+                    return format!("step {step} can capture by approach or by withdrawal: add A or W");
+                }
+                None if approach != 0 => return format!("step {step} captures: write it with A"),
+                None if withdrawal != 0 => return format!("step {step} captures: write it with W"),
+                None if i > 0 => return format!("step {step} captures nothing; every step after the first must capture"),
+                None => {
+                    let example = legal[0].notation(board);
+                    return format!("capture is compulsory: {side} must capture (for example {example})");
+                }
+                Some(Capture::Approach) if approach == 0 => {
+                    return format!("step {step} captures nothing by approach");
+                }
+                Some(Capture::Withdrawal) if withdrawal == 0 => {
+                    return format!("step {step} captures nothing by withdrawal");
+                }
+                Some(Capture::Approach) => approach,
+                Some(Capture::Withdrawal) => withdrawal,
+            };
+            us ^= (1 << p) | (1 << q);
+            them &= !taken;
+            visited |= 1 << q;
+            last = Some(d);
+            p = q;
+        }
+        "not a legal move in this position".to_string()
+    }
+}
+
+fn matches_path(m: &Move, path: &[(u8, Option<Capture>)]) -> bool {
+    m.from == path[0].0
+        && m.steps.len() + 1 == path.len()
+        && m.steps
+            .iter()
+            .zip(&path[1..])
+            .all(|(s, &(to, kind))| s.to == to && s.capture == kind)
+}
+
+/// Splits notation into points with their capture letters (none on the first).
+fn parse_notation(board: &Board, text: &str) -> Result<Vec<(u8, Option<Capture>)>, MoveError> {
+    let bad = |reason: String| MoveError::Notation {
+        text: text.to_string(),
+        reason,
+    };
+    let parts: Vec<&str> = text.trim().split('-').collect();
+    if parts.len() < 2 {
+        return Err(bad("a move needs at least two points".into()));
+    }
+    let mut path = Vec::with_capacity(parts.len());
+    for (i, part) in parts.iter().enumerate() {
+        let (point, kind) = match part.chars().last() {
+            Some('A') => (&part[..part.len() - 1], Some(Capture::Approach)),
+            Some('W') => (&part[..part.len() - 1], Some(Capture::Withdrawal)),
+            _ => (*part, None),
+        };
+        if i == 0 && kind.is_some() {
+            return Err(bad("the starting point takes no A or W".into()));
+        }
+        let p = board.parse_point(point).map_err(|e| bad(e.to_string()))?;
+        path.push((p, kind));
+    }
+    Ok(path)
+}
+
+/// Leaf count at `depth`, where moves leading to the same position count once.
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let board = pos.board();
+    let (us, them) = (pos.us(), pos.them());
+    let caps = has_capture(board, us, them);
+    if depth == 1 && !caps {
+        return paika_count(board, us, them) as u64;
+    }
+    let next = pos.turn().other();
+    if caps {
+        let mut res = Vec::new();
+        capture_results(board, us, them, &mut res);
+        if depth == 1 {
+            return res.len() as u64;
+        }
+        res.iter()
+            .map(|&(u, t)| perft(&Position::from_sides(board, t, u, next), depth - 1))
+            .sum()
+    } else {
+        let mut n = 0;
+        for_each_paika(board, us, them, |u, _, _| {
+            n += perft(&Position::from_sides(board, them, u, next), depth - 1)
+        });
+        n
+    }
+}
+
+/// One line of `perft --divide`: a first move, the leaf count below it, and whether
+/// an earlier move already reached the same position (then it counts once, there).
+pub struct DivideLine {
+    pub notation: String,
+    pub count: u64,
+    pub same_as: Option<String>,
+}
+
+/// perft per first move; the total is the sum of the lines without `same_as`.
+pub fn perft_divide(pos: &Position, depth: u32) -> Vec<DivideLine> {
+    let board = pos.board();
+    let mut seen: Vec<(Position, String)> = Vec::new();
+    let mut out = Vec::new();
+    for mv in pos.legal_moves() {
+        let next = pos.apply(&mv);
+        let notation = mv.notation(board);
+        let same_as = seen.iter().find(|(p, _)| *p == next).map(|(_, n)| n.clone());
+        let count = if depth == 0 { 1 } else { perft(&next, depth - 1) };
+        if same_as.is_none() {
+            seen.push((next, notation.clone()));
+        }
+        out.push(DivideLine {
+            notation,
+            count,
+            same_as,
+        });
+    }
+    out
+}
