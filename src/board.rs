@@ -154,7 +154,10 @@ impl Board {
         let (w, h) = name
             .split_once('x')
             .ok_or_else(|| BoardError::Name(name.to_string()))?;
-        let parse = |s: &str| s.parse::<usize>().map_err(|_| BoardError::Name(name.into()));
+        let parse = |s: &str| {
+            s.parse::<usize>()
+                .map_err(|_| BoardError::Name(name.into()))
+        };
         Board::get(parse(w)?, parse(h)?)
     }
 

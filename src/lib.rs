@@ -10,3 +10,8 @@ pub mod position;
 pub use board::{Board, BoardError};
 pub use movegen::{Capture, Move, MoveError, Step, perft, perft_divide};
 pub use position::{Color, Position, PositionError};
+pub mod index;
+pub mod probe;
+pub mod retro;
+pub mod table;
+pub mod verify;

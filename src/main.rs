@@ -1,14 +1,24 @@
 //! The `fanotb` command line: parses arguments, calls the library, prints.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
-use fanotb::{Position, perft, perft_divide};
+use fanotb::index::{Indexer, Signature};
+use fanotb::probe::{Outcome, Tablebase};
+use fanotb::retro::{Options, TableReport, generate, peak_rss};
+use fanotb::table::{TableFile, Wdl};
+use fanotb::verify::verify_all;
+use fanotb::{Board, Color, Position, perft, perft_divide};
 
 #[derive(Parser)]
-#[command(name = "fanotb", version, about = "Perfect-play endgame tables for Fanorona")]
+#[command(
+    name = "fanotb",
+    version,
+    about = "Perfect-play endgame tables for Fanorona"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -47,6 +57,66 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Build endgame tables (skips tables already complete; resumes after interruption).
+    Generate {
+        /// Board: tsivy, dimy or WxH.
+        #[arg(long, default_value = "tsivy")]
+        board: String,
+        /// Every signature with up to this many stones.
+        #[arg(
+            long,
+            conflicts_with = "signature",
+            required_unless_present = "signature"
+        )]
+        max_stones: Option<usize>,
+        /// Named signatures such as 3v2 (with every table they depend on).
+        #[arg(long, num_args = 1..)]
+        signature: Vec<String>,
+        /// Worker threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+        #[command(flatten)]
+        tables: TablesArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Value, depth and every move's value of a position.
+    Probe {
+        position: String,
+        #[command(flatten)]
+        tables: TablesArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The principal line to the end of the game.
+    Line {
+        position: String,
+        #[command(flatten)]
+        tables: TablesArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Per-table statistics: placements, wins, draws, losses, longest win, size.
+    Stats {
+        #[command(flatten)]
+        tables: TablesArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check every table: checksums, then re-derive every entry from its successors.
+    Verify {
+        #[command(flatten)]
+        tables: TablesArg,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(clap::Args)]
+struct TablesArg {
+    /// Table directory.
+    #[arg(long, env = "FANOTB_TABLES", default_value = "tables")]
+    dir: PathBuf,
 }
 
 fn main() -> ExitCode {
@@ -63,7 +133,10 @@ fn main() -> ExitCode {
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn print_json(v: serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(&v).expect("JSON values serialise"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&v).expect("JSON values serialise")
+    );
 }
 
 fn run(cmd: Command) -> Result<()> {
@@ -110,7 +183,12 @@ fn run(cmd: Command) -> Result<()> {
                 for m in &moves {
                     let taken = b.point_names(m.captured()).join(" ");
                     let taken = if taken.is_empty() { "-".into() } else { taken };
-                    println!("{:<16} takes {:<20} -> {}", m.notation(b), taken, pos.apply(m));
+                    println!(
+                        "{:<16} takes {:<20} -> {}",
+                        m.notation(b),
+                        taken,
+                        pos.apply(m)
+                    );
                 }
                 println!("{} moves, {} distinct results", moves.len(), distinct);
             }
@@ -123,7 +201,9 @@ fn run(cmd: Command) -> Result<()> {
             let pos = Position::parse_arg(&position)?;
             let end = pos.play(moves.iter().map(String::as_str))?;
             if json {
-                print_json(json!({"position": pos.to_string(), "moves": moves, "result": end.to_string()}));
+                print_json(
+                    json!({"position": pos.to_string(), "moves": moves, "result": end.to_string()}),
+                );
             } else {
                 print!("{}", end.diagram());
                 println!("{end}");
@@ -139,7 +219,11 @@ fn run(cmd: Command) -> Result<()> {
             let start = std::time::Instant::now();
             let (lines, total) = if divide && depth > 0 {
                 let lines = perft_divide(&pos, depth);
-                let total = lines.iter().filter(|l| l.same_as.is_none()).map(|l| l.count).sum();
+                let total = lines
+                    .iter()
+                    .filter(|l| l.same_as.is_none())
+                    .map(|l| l.count)
+                    .sum();
                 (lines, total)
             } else {
                 (Vec::new(), perft(&pos, depth))
@@ -159,7 +243,10 @@ fn run(cmd: Command) -> Result<()> {
                 for l in &lines {
                     match &l.same_as {
                         None => println!("{:<16} {}", l.notation, l.count),
-                        Some(o) => println!("{:<16} {} (same position as {o}: counted once)", l.notation, l.count),
+                        Some(o) => println!(
+                            "{:<16} {} (same position as {o}: counted once)",
+                            l.notation, l.count
+                        ),
                     }
                 }
                 println!("perft {depth}: {total}");
@@ -170,6 +257,280 @@ fn run(cmd: Command) -> Result<()> {
                 );
             }
         }
+        Command::Generate {
+            board,
+            max_stones,
+            signature,
+            threads,
+            tables,
+            json,
+        } => {
+            let board = Board::by_name(&board)?;
+            let targets = match max_stones {
+                Some(n) => Signature::all_up_to(n),
+                None => signature
+                    .iter()
+                    .map(|s| s.parse())
+                    .collect::<std::result::Result<Vec<Signature>, _>>()?,
+            };
+            let opts = Options {
+                threads,
+                progress: !json,
+            };
+            let start = std::time::Instant::now();
+            let reports = generate(&tables.dir, board, &targets, &opts, |r| {
+                if !json {
+                    println!("{}", generate_line(r));
+                }
+            })?;
+            let secs = start.elapsed().as_secs_f64();
+            let positions: u64 = reports.iter().map(|r| r.stats.placements).sum();
+            let bytes: u64 = reports.iter().map(|r| r.file_bytes).sum();
+            let peak = peak_rss().unwrap_or(0);
+            if json {
+                let list: Vec<_> = reports
+                    .iter()
+                    .map(|r| {
+                        json!({"signature": r.sig.to_string(), "path": r.path, "positions": r.stats.placements,
+                        "entries": r.entries, "seconds": r.seconds, "bytes": r.file_bytes, "skipped": r.skipped,
+                        "peak_rss": r.peak_rss})
+                    })
+                    .collect();
+                print_json(
+                    json!({"board": board.size_name(), "tables": list, "positions": positions,
+                    "bytes": bytes, "seconds": secs, "peak_rss": peak}),
+                );
+            } else {
+                println!(
+                    "total: {} tables, {} positions, {:.1} s, peak {}, {} on disk",
+                    reports.len(),
+                    positions,
+                    secs,
+                    human_bytes(peak),
+                    human_bytes(bytes)
+                );
+            }
+        }
+        Command::Probe {
+            position,
+            tables,
+            json,
+        } => {
+            let pos = Position::parse_arg(&position)?;
+            let tb = Tablebase::open(&tables.dir)?;
+            let outcome = tb.probe(&pos)?;
+            let moves = tb.moves(&pos)?;
+            let best = tb.best_moves(&pos)?;
+            let b = pos.board();
+            if json {
+                let list: Vec<_> = moves
+                    .iter()
+                    .map(|m| json!({"move": m.mv.notation(b), "value": m.outcome.value.name(), "depth": m.outcome.depth}))
+                    .collect();
+                let best: Vec<_> = best.iter().map(|m| m.mv.notation(b)).collect();
+                print_json(
+                    json!({"position": pos.to_string(), "value": outcome.value.name(),
+                    "depth": outcome.depth, "moves": list, "best": best}),
+                );
+            } else {
+                println!("{pos}");
+                println!("{} to move: {}", pos.turn().name(), describe(outcome));
+                for m in &moves {
+                    println!("  {:<16} {}", m.mv.notation(b), describe(m.outcome));
+                }
+                let best: Vec<_> = best.iter().map(|m| m.mv.notation(b)).collect();
+                println!(
+                    "best: {}",
+                    if best.is_empty() {
+                        "-".into()
+                    } else {
+                        best.join(" ")
+                    }
+                );
+            }
+        }
+        Command::Line {
+            position,
+            tables,
+            json,
+        } => {
+            let pos = Position::parse_arg(&position)?;
+            let tb = Tablebase::open(&tables.dir)?;
+            let outcome = tb.probe(&pos)?;
+            let line = tb.line(&pos)?;
+            let b = pos.board();
+            if json {
+                let list: Vec<_> = line
+                    .iter()
+                    .map(|m| json!({"move": m.mv.notation(b), "position": m.result.to_string()}))
+                    .collect();
+                print_json(
+                    json!({"position": pos.to_string(), "value": outcome.value.name(),
+                    "depth": outcome.depth, "line": list}),
+                );
+            } else {
+                println!("{pos}: {} for {}", describe(outcome), pos.turn().name());
+                if line.is_empty() && outcome.value == Wdl::Draw {
+                    println!("drawn: best play never ends the game");
+                }
+                for (i, m) in line.iter().enumerate() {
+                    println!("{:>3}. {:<16} {}", i + 1, m.mv.notation(b), m.result);
+                }
+            }
+        }
+        Command::Stats { tables, json } => {
+            let tb = Tablebase::open(&tables.dir)?;
+            let mut rows = Vec::new();
+            for (board, sig, path) in tb.list()? {
+                let file = TableFile::open(&path, board, sig)?;
+                let st = file.header().stats;
+                let example = (st.wins > 0).then(|| {
+                    let (us, them) = Indexer::new(board, sig).unrank(st.longest_win);
+                    Position::from_sides(board, us, them, Color::White).to_string()
+                });
+                rows.push((board, sig, st, example, file.file_size()));
+            }
+            let total_pos: u64 = rows.iter().map(|r| r.2.placements).sum();
+            let total_bytes: u64 = rows.iter().map(|r| r.4).sum();
+            let sum =
+                |f: fn(&fanotb::table::Stats) -> u64| rows.iter().map(|r| f(&r.2)).sum::<u64>();
+            let (wins, draws, losses) = (sum(|s| s.wins), sum(|s| s.draws), sum(|s| s.losses));
+            if json {
+                let list: Vec<_> = rows
+                    .iter()
+                    .map(|(b, sig, st, ex, bytes)| {
+                        json!({"board": b.size_name(), "signature": sig.to_string(), "positions": st.placements,
+                        "wins": st.wins, "draws": st.draws, "losses": st.losses,
+                        "longest_win": if st.wins > 0 { Some(st.max_win_depth) } else { None },
+                        "longest_win_position": ex, "bytes": bytes,
+                        "bits_per_position": *bytes as f64 * 8.0 / st.placements.max(1) as f64})
+                    })
+                    .collect();
+                print_json(
+                    json!({"tables": list, "total": {"positions": total_pos, "wins": wins,
+                    "draws": draws, "losses": losses, "bytes": total_bytes}}),
+                );
+            } else {
+                println!(
+                    "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6}  longest win position",
+                    "board",
+                    "table",
+                    "positions",
+                    "wins",
+                    "draws",
+                    "losses",
+                    "win",
+                    "bytes",
+                    "bits"
+                );
+                for (b, sig, st, ex, bytes) in &rows {
+                    println!(
+                        "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6.3}  {}",
+                        b.size_name(),
+                        sig.to_string(),
+                        st.placements,
+                        st.wins,
+                        st.draws,
+                        st.losses,
+                        if st.wins > 0 {
+                            st.max_win_depth.to_string()
+                        } else {
+                            "-".into()
+                        },
+                        bytes,
+                        *bytes as f64 * 8.0 / st.placements.max(1) as f64,
+                        ex.as_deref().unwrap_or("-")
+                    );
+                }
+                println!(
+                    "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6.3}",
+                    "total",
+                    rows.len(),
+                    total_pos,
+                    wins,
+                    draws,
+                    losses,
+                    "",
+                    total_bytes,
+                    total_bytes as f64 * 8.0 / total_pos.max(1) as f64
+                );
+            }
+        }
+        Command::Verify { tables, json } => {
+            let tb = Tablebase::open(&tables.dir)?;
+            let reports = verify_all(&tb, |r| {
+                if !json {
+                    println!(
+                        "{} {}: {} entries, checksums ok, {} inconsistent",
+                        r.board.size_name(),
+                        r.sig,
+                        r.entries,
+                        r.mismatches
+                    );
+                    for e in &r.examples {
+                        println!("  {e}");
+                    }
+                }
+            })?;
+            let bad: u64 = reports.iter().map(|r| r.mismatches).sum();
+            if json {
+                let list: Vec<_> = reports
+                    .iter()
+                    .map(|r| {
+                        json!({"board": r.board.size_name(), "signature": r.sig.to_string(),
+                        "entries": r.entries, "mismatches": r.mismatches, "examples": r.examples})
+                    })
+                    .collect();
+                print_json(json!({"tables": list, "ok": bad == 0}));
+            }
+            if bad > 0 {
+                return Err(format!("{bad} inconsistent entries").into());
+            }
+            if !json {
+                println!("all {} tables verified", reports.len());
+            }
+        }
     }
     Ok(())
+}
+
+fn describe(o: Outcome) -> String {
+    match o.depth {
+        Some(d) => format!("{} in {d}", o.value.name()),
+        None => o.value.name().to_string(),
+    }
+}
+
+fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
+}
+
+fn generate_line(r: &TableReport) -> String {
+    if r.skipped {
+        return format!(
+            "{:<6} {:>15} positions: already complete ({})",
+            r.sig.to_string(),
+            r.stats.placements,
+            r.path.display()
+        );
+    }
+    format!(
+        "{:<6} {:>15} positions {:>12} entries {:>8.2} s  peak {:>10}  {:>10} bytes  W {} D {} L {}",
+        r.sig.to_string(),
+        r.stats.placements,
+        r.entries,
+        r.seconds,
+        human_bytes(r.peak_rss.unwrap_or(0)),
+        r.file_bytes,
+        r.stats.wins,
+        r.stats.draws,
+        r.stats.losses
+    )
 }

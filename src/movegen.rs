@@ -67,7 +67,9 @@ impl Move {
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum MoveError {
-    #[error("malformed move `{text}`: {reason} (expected points joined by `-`, like d2-e3A or a1-b2)")]
+    #[error(
+        "malformed move `{text}`: {reason} (expected points joined by `-`, like d2-e3A or a1-b2)"
+    )]
     Notation { text: String, reason: String },
     #[error("illegal move `{text}`: {reason}")]
     Illegal { text: String, reason: String },
@@ -190,7 +192,17 @@ fn chain_dfs(
                 taken,
             });
             f(path, nus, nthem);
-            chain_dfs(board, from, q, Some(d), visited | 1 << q, nus, nthem, path, f);
+            chain_dfs(
+                board,
+                from,
+                q,
+                Some(d),
+                visited | 1 << q,
+                nus,
+                nthem,
+                path,
+                f,
+            );
             path.pop();
         }
     }
@@ -288,7 +300,10 @@ impl Position {
     }
 
     /// Applies a sequence of moves in notation.
-    pub fn play<'a>(&self, moves: impl IntoIterator<Item = &'a str>) -> Result<Position, MoveError> {
+    pub fn play<'a>(
+        &self,
+        moves: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Position, MoveError> {
         let mut pos = *self;
         for text in moves {
             let mv = pos.parse_move(text)?;
@@ -322,24 +337,37 @@ impl Position {
                 return format!("{} is not empty", name(q));
             }
             if visited >> q & 1 != 0 {
-                return format!("the stone has already stood on {} during this move", name(q));
+                return format!(
+                    "the stone has already stood on {} during this move",
+                    name(q)
+                );
             }
             if last == Some(d) {
                 return format!("step {step} repeats the direction of the step before it");
             }
             let approach = board.neighbour(q, d).map_or(0, |t| run(board, t, d, them));
             let back = opposite(d);
-            let withdrawal = board.neighbour(p, back).map_or(0, |t| run(board, t, back, them));
+            let withdrawal = board
+                .neighbour(p, back)
+                .map_or(0, |t| run(board, t, back, them));
             let taken = match kind {
                 None if approach != 0 && withdrawal != 0 => {
-                    return format!("step {step} can capture by approach or by withdrawal: add A or W");
+                    return format!(
+                        "step {step} can capture by approach or by withdrawal: add A or W"
+                    );
                 }
                 None if approach != 0 => return format!("step {step} captures: write it with A"),
                 None if withdrawal != 0 => return format!("step {step} captures: write it with W"),
-                None if i > 0 => return format!("step {step} captures nothing; every step after the first must capture"),
+                None if i > 0 => {
+                    return format!(
+                        "step {step} captures nothing; every step after the first must capture"
+                    );
+                }
                 None => {
                     let example = legal[0].notation(board);
-                    return format!("capture is compulsory: {side} must capture (for example {example})");
+                    return format!(
+                        "capture is compulsory: {side} must capture (for example {example})"
+                    );
                 }
                 Some(Capture::Approach) if approach == 0 => {
                     return format!("step {step} captures nothing by approach");
@@ -441,8 +469,15 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<DivideLine> {
     for mv in pos.legal_moves() {
         let next = pos.apply(&mv);
         let notation = mv.notation(board);
-        let same_as = seen.iter().find(|(p, _)| *p == next).map(|(_, n)| n.clone());
-        let count = if depth == 0 { 1 } else { perft(&next, depth - 1) };
+        let same_as = seen
+            .iter()
+            .find(|(p, _)| *p == next)
+            .map(|(_, n)| n.clone());
+        let count = if depth == 0 {
+            1
+        } else {
+            perft(&next, depth - 1)
+        };
         if same_as.is_none() {
             seen.push((next, notation.clone()));
         }

@@ -46,14 +46,18 @@ pub enum PositionError {
     BadSide(String),
     #[error("unexpected text after the side to move: `{0}`")]
     Trailing(String),
-    #[error("row {row} (text row {text_row}), column {column}: unexpected character `{ch}`; expected W, B or a digit 1-9")]
+    #[error(
+        "row {row} (text row {text_row}), column {column}: unexpected character `{ch}`; expected W, B or a digit 1-9"
+    )]
     BadChar {
         row: usize,
         text_row: usize,
         column: usize,
         ch: char,
     },
-    #[error("row {row} (text row {text_row}) has {found} points; expected {expected} like the first row")]
+    #[error(
+        "row {row} (text row {text_row}) has {found} points; expected {expected} like the first row"
+    )]
     RowLength {
         row: usize,
         text_row: usize,
@@ -79,13 +83,23 @@ pub struct Position {
 
 impl PartialEq for Position {
     fn eq(&self, o: &Self) -> bool {
-        self.board == o.board && self.white == o.white && self.black == o.black && self.turn == o.turn
+        self.board == o.board
+            && self.white == o.white
+            && self.black == o.black
+            && self.turn == o.turn
     }
 }
 impl Eq for Position {}
 impl Hash for Position {
     fn hash<H: Hasher>(&self, s: &mut H) {
-        (self.board.width(), self.board.height(), self.white, self.black, self.turn).hash(s)
+        (
+            self.board.width(),
+            self.board.height(),
+            self.white,
+            self.black,
+            self.turn,
+        )
+            .hash(s)
     }
 }
 
@@ -348,9 +362,7 @@ impl FromStr for Position {
                 match ch {
                     'W' => line.push(Some(Color::White)),
                     'B' => line.push(Some(Color::Black)),
-                    '1'..='9' => {
-                        line.extend(std::iter::repeat_n(None, ch as usize - '0' as usize))
-                    }
+                    '1'..='9' => line.extend(std::iter::repeat_n(None, ch as usize - '0' as usize)),
                     _ => {
                         return Err(PositionError::BadChar {
                             row: board_row,

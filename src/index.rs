@@ -1,0 +1,283 @@
+//! Signatures and the combinatorial indexer.
+//!
+//! # Scheme (index scheme 1)
+//! A position of signature `NvM` is a pair of disjoint point sets: `us` (N stones,
+//! side to move) and `them` (M stones).
+//!
+//! * Raw rank (every placement, bijective and gapless on `0..C(n,N)·C(n-N,M)`):
+//!   `rank(us) · C(n-N, M) + rank_in(them, complement of us)`, where `rank` of a set
+//!   `{p0 < p1 < ... < pk-1}` is the combinatorial number system `Σ C(pi, i+1)`, and
+//!   `rank_in` does the same after renumbering the free points `0..n-N` in order.
+//! * Table index (one representative per symmetry class): the board's symmetry group
+//!   acts on `us`; the orbit representatives are the sets whose raw rank is the least
+//!   in their orbit ("classes", numbered in rank order). A position is mapped by the
+//!   symmetry that takes `us` to its representative (among several such, the one giving
+//!   the least `them` rank), and indexed `class · C(n-N, M) + rank_in(them')`.
+//!   Gapless over classes × placements of `them`; when the representative of `us` has
+//!   a non-trivial stabiliser, some entries are images of others ("redundant"):
+//!   `is_canonical` tells them apart, the generator skips them and the writer stores
+//!   them with the value of their canonical twin.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use thiserror::Error;
+
+use crate::board::{Board, bits};
+
+/// Binomial coefficients C(n, k) for n, k <= 64.
+fn binomials() -> &'static [[u64; 65]; 65] {
+    static T: OnceLock<Box<[[u64; 65]; 65]>> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut t = Box::new([[0u64; 65]; 65]);
+        for n in 0..=64 {
+            t[n][0] = 1;
+            for k in 1..=n {
+                t[n][k] = t[n - 1][k - 1].saturating_add(if k < n { t[n - 1][k] } else { 0 });
+            }
+        }
+        t
+    })
+}
+
+/// C(n, k), zero when k > n.
+#[inline]
+pub fn binom(n: usize, k: usize) -> u64 {
+    if k > n { 0 } else { binomials()[n][k] }
+}
+
+/// Combinatorial-number-system rank of a set of points.
+#[inline]
+pub fn rank_set(set: u64) -> u64 {
+    let t = binomials();
+    bits(set)
+        .enumerate()
+        .map(|(i, p)| t[p as usize][i + 1])
+        .sum()
+}
+
+/// The `k`-set of points below `n` with the given rank.
+pub fn unrank_set(mut rank: u64, k: usize, n: usize) -> u64 {
+    let mut set = 0u64;
+    let mut c = n;
+    for i in (1..=k).rev() {
+        c -= 1;
+        while binom(c, i) > rank {
+            c -= 1;
+        }
+        rank -= binom(c, i);
+        set |= 1 << c;
+    }
+    set
+}
+
+/// Rank of `set` among the points not in `excluded`, renumbered in order.
+#[inline]
+pub fn rank_in(set: u64, excluded: u64) -> u64 {
+    let t = binomials();
+    bits(set)
+        .enumerate()
+        .map(|(i, p)| {
+            let below = (excluded & ((1u64 << p) - 1)).count_ones() as usize;
+            t[p as usize - below][i + 1]
+        })
+        .sum()
+}
+
+/// Inverse of `rank_in` for a `k`-set on a board of `n` points.
+pub fn unrank_in(rank: u64, k: usize, excluded: u64, n: usize) -> u64 {
+    let free = n - excluded.count_ones() as usize;
+    let compact = unrank_set(rank, k, free);
+    // Spread the compact set back onto the free points.
+    let mut out = 0u64;
+    let mut j = 0;
+    for p in 0..n {
+        if excluded >> p & 1 == 0 {
+            if compact >> j & 1 != 0 {
+                out |= 1 << p;
+            }
+            j += 1;
+        }
+    }
+    out
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("bad signature `{0}`: expected NvM with N, M >= 1, such as 3v5")]
+pub struct SignatureError(pub String);
+
+/// Material: the side to move has `us` stones, the other side `them`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Signature {
+    pub us: u8,
+    pub them: u8,
+}
+
+impl Signature {
+    pub fn new(us: u8, them: u8) -> Signature {
+        Signature { us, them }
+    }
+    /// The signature of a position.
+    pub fn of(us: u64, them: u64) -> Signature {
+        Signature::new(us.count_ones() as u8, them.count_ones() as u8)
+    }
+    /// The same material with the other side to move.
+    pub fn flipped(self) -> Signature {
+        Signature::new(self.them, self.us)
+    }
+    pub fn stones(self) -> usize {
+        self.us as usize + self.them as usize
+    }
+    /// Every placement with the `us` side to move, without symmetry reduction.
+    pub fn placements(self, board: &Board) -> u64 {
+        let n = board.points();
+        binom(n, self.us as usize) * binom(n - self.us as usize, self.them as usize)
+    }
+    /// Every signature with 2..=max stones, each side at least one, fewest stones first.
+    pub fn all_up_to(max: usize) -> Vec<Signature> {
+        let mut v = Vec::new();
+        for total in 2..=max {
+            for us in 1..total {
+                v.push(Signature::new(us as u8, (total - us) as u8));
+            }
+        }
+        v
+    }
+}
+
+impl fmt::Display for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.us, self.them)
+    }
+}
+
+impl FromStr for Signature {
+    type Err = SignatureError;
+    fn from_str(s: &str) -> Result<Signature, SignatureError> {
+        let err = || SignatureError(s.to_string());
+        let (a, b) = s.split_once('v').ok_or_else(err)?;
+        let a: u8 = a.parse().map_err(|_| err())?;
+        let b: u8 = b.parse().map_err(|_| err())?;
+        if a == 0 || b == 0 {
+            return Err(err());
+        }
+        Ok(Signature::new(a, b))
+    }
+}
+
+/// Rank and unrank of symmetry-reduced positions of one signature on one board.
+pub struct Indexer {
+    board: &'static Board,
+    sig: Signature,
+    /// C(n - N, M): placements of `them` for one placement of `us`.
+    per_class: u64,
+    /// Raw rank of the representative of each class, ascending.
+    class_rep: Vec<u64>,
+    /// Raw rank of a set of `us` -> its class, if it is a representative.
+    class_of: Vec<u32>,
+}
+
+const NOT_A_CLASS: u32 = u32::MAX;
+
+impl Indexer {
+    pub fn new(board: &'static Board, sig: Signature) -> Indexer {
+        let n = board.points();
+        let (k, m) = (sig.us as usize, sig.them as usize);
+        assert!(k + m <= n, "signature {sig} does not fit on {board:?}");
+        let sets = binom(n, k);
+        let mut class_of = vec![NOT_A_CLASS; sets as usize];
+        let mut class_rep = Vec::new();
+        for r in 0..sets {
+            let set = unrank_set(r, k, n);
+            let least = board
+                .symmetries()
+                .iter()
+                .map(|g| rank_set(g.apply(set)))
+                .min()
+                .expect("the identity is a symmetry");
+            if least == r {
+                class_of[r as usize] = class_rep.len() as u32;
+                class_rep.push(r);
+            }
+        }
+        Indexer {
+            board,
+            sig,
+            per_class: binom(n - k, m),
+            class_rep,
+            class_of,
+        }
+    }
+
+    pub fn board(&self) -> &'static Board {
+        self.board
+    }
+    pub fn signature(&self) -> Signature {
+        self.sig
+    }
+    /// Number of table entries.
+    pub fn size(&self) -> u64 {
+        self.class_rep.len() as u64 * self.per_class
+    }
+
+    /// The table index of a position (its symmetry class).
+    #[inline]
+    pub fn index(&self, us: u64, them: u64) -> u64 {
+        let mut best = (u64::MAX, u64::MAX);
+        for g in self.board.symmetries() {
+            let u = g.apply(us);
+            let r = rank_set(u);
+            if r < best.0 {
+                best = (r, rank_in(g.apply(them), u));
+            } else if r == best.0 {
+                best.1 = best.1.min(rank_in(g.apply(them), u));
+            }
+        }
+        let class = self.class_of[best.0 as usize];
+        debug_assert_ne!(class, NOT_A_CLASS);
+        class as u64 * self.per_class + best.1
+    }
+
+    /// The position stored at an index: `(us, them)`.
+    #[inline]
+    pub fn unrank(&self, index: u64) -> (u64, u64) {
+        let (class, rest) = (index / self.per_class, index % self.per_class);
+        let n = self.board.points();
+        let us = unrank_set(self.class_rep[class as usize], self.sig.us as usize, n);
+        let them = unrank_in(rest, self.sig.them as usize, us, n);
+        (us, them)
+    }
+
+    /// `us` of every entry in class `class` (entries `class*per_class ..`).
+    pub fn class_set(&self, class: u64) -> u64 {
+        unrank_set(
+            self.class_rep[class as usize],
+            self.sig.us as usize,
+            self.board.points(),
+        )
+    }
+
+    /// Entries per class.
+    pub fn per_class(&self) -> u64 {
+        self.per_class
+    }
+
+    /// How many distinct placements the entry stands for: its orbit size, or 0 for a
+    /// redundant entry (an image of a smaller canonical entry).
+    pub fn weight(&self, index: u64) -> u64 {
+        let (us, them) = self.unrank(index);
+        if self.index(us, them) != index {
+            return 0;
+        }
+        let mut images: Vec<(u64, u64)> = self
+            .board
+            .symmetries()
+            .iter()
+            .map(|g| (g.apply(us), g.apply(them)))
+            .collect();
+        images.sort_unstable();
+        images.dedup();
+        images.len() as u64
+    }
+}

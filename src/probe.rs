@@ -1,0 +1,240 @@
+//! The probe API: value, depth, every move's value, best moves, principal line.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use thiserror::Error;
+
+use crate::board::Board;
+use crate::index::{Indexer, Signature};
+use crate::movegen::Move;
+use crate::position::Position;
+use crate::table::{TableError, TableFile, Wdl, code_depth, code_wdl, table_path};
+
+#[derive(Debug, Error)]
+pub enum ProbeError {
+    #[error(
+        "no table {sig} for the {board} board in {dir}: build it with `fanotb generate --board {board} --signature {sig} --dir {dir}`"
+    )]
+    Missing {
+        sig: Signature,
+        board: String,
+        dir: PathBuf,
+    },
+    #[error("not a game position: {0} has no stones, the game is already over")]
+    GameOver(&'static str),
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error("{0} is not a directory")]
+    NotADirectory(PathBuf),
+}
+
+/// Value and depth of a position for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub value: Wdl,
+    /// Plies to the end with best play; `None` for a draw.
+    pub depth: Option<u32>,
+}
+
+impl Outcome {
+    fn from_code(code: u16) -> Outcome {
+        Outcome {
+            value: code_wdl(code),
+            depth: code_depth(code),
+        }
+    }
+    /// The outcome for the player who moved into this position: value flipped, one
+    /// more ply.
+    pub fn for_mover(self) -> Outcome {
+        Outcome {
+            value: self.value.flipped(),
+            depth: self.depth.map(|d| d + 1),
+        }
+    }
+    /// Sort key: best for the side to move first (fast wins, draws, slow losses).
+    fn rank(self) -> (u8, i64) {
+        match (self.value, self.depth) {
+            (Wdl::Win, Some(d)) => (0, d as i64),
+            (Wdl::Draw, _) => (1, 0),
+            (_, d) => (2, -(d.unwrap_or(0) as i64)),
+        }
+    }
+}
+
+struct Loaded {
+    idx: Indexer,
+    file: TableFile,
+}
+
+/// A directory of tables. Files open lazily on first use; safe to share across
+/// threads.
+pub struct Tablebase {
+    dir: PathBuf,
+    tables: Mutex<HashMap<(usize, usize, Signature), Arc<Loaded>>>,
+}
+
+/// A move with the outcome it leads to, from the mover's point of view.
+#[derive(Clone, Debug)]
+pub struct MoveOutcome {
+    pub mv: Move,
+    pub outcome: Outcome,
+    pub result: Position,
+}
+
+impl Tablebase {
+    pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
+        let dir = dir.as_ref().to_path_buf();
+        if !dir.is_dir() {
+            return Err(ProbeError::NotADirectory(dir));
+        }
+        Ok(Tablebase {
+            dir,
+            tables: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn table(&self, board: &'static Board, sig: Signature) -> Result<Arc<Loaded>, ProbeError> {
+        let key = (board.width(), board.height(), sig);
+        if let Some(t) = self.tables.lock().expect("table map lock").get(&key) {
+            return Ok(t.clone());
+        }
+        let path = table_path(&self.dir, board, sig);
+        if !path.exists() {
+            return Err(ProbeError::Missing {
+                sig,
+                board: board.size_name(),
+                dir: self.dir.clone(),
+            });
+        }
+        let loaded = Arc::new(Loaded {
+            file: TableFile::open(&path, board, sig)?,
+            idx: Indexer::new(board, sig),
+        });
+        let mut map = self.tables.lock().expect("table map lock");
+        Ok(map.entry(key).or_insert(loaded).clone())
+    }
+
+    /// Every table file in the directory, as (board, signature, path), sorted.
+    pub fn list(&self) -> Result<Vec<(&'static Board, Signature, PathBuf)>, ProbeError> {
+        let io = |e: std::io::Error| TableError::Io {
+            path: self.dir.clone(),
+            source: e,
+        };
+        let mut out = Vec::new();
+        for sub in std::fs::read_dir(&self.dir).map_err(io)? {
+            let sub = sub.map_err(io)?.path();
+            let Some(board) = sub
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| Board::by_name(n).ok())
+            else {
+                continue;
+            };
+            for f in std::fs::read_dir(&sub).map_err(io)? {
+                let f = f.map_err(io)?.path();
+                if f.extension().and_then(|e| e.to_str()) != Some("fntb") {
+                    continue;
+                }
+                if let Some(sig) = f
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .and_then(|s| s.parse::<Signature>().ok())
+                {
+                    out.push((board, sig, f));
+                }
+            }
+        }
+        out.sort_by_key(|(b, s, _)| (b.points(), b.width(), s.stones(), *s));
+        Ok(out)
+    }
+
+    fn locate(&self, pos: &Position) -> Result<(Arc<Loaded>, u64), ProbeError> {
+        let (us, them) = (pos.us(), pos.them());
+        if us == 0 {
+            return Err(ProbeError::GameOver(pos.turn().name()));
+        }
+        if them == 0 {
+            return Err(ProbeError::GameOver(pos.turn().other().name()));
+        }
+        let t = self.table(pos.board(), Signature::of(us, them))?;
+        let i = t.idx.index(us, them);
+        Ok((t, i))
+    }
+
+    /// Win, draw or loss for the side to move (reads only the value stream).
+    pub fn value(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        let (t, i) = self.locate(pos)?;
+        Ok(t.file.wdl(i)?)
+    }
+
+    /// Value and depth for the side to move.
+    pub fn probe(&self, pos: &Position) -> Result<Outcome, ProbeError> {
+        let (t, i) = self.locate(pos)?;
+        Ok(Outcome::from_code(t.file.code(i)?))
+    }
+
+    /// Every legal move with its outcome for the mover, best first (stable order
+    /// among equals).
+    pub fn moves(&self, pos: &Position) -> Result<Vec<MoveOutcome>, ProbeError> {
+        let mut out = Vec::new();
+        for mv in pos.legal_moves() {
+            let result = pos.apply(&mv);
+            let outcome = if result.us() == 0 {
+                Outcome {
+                    value: Wdl::Win,
+                    depth: Some(1),
+                }
+            } else {
+                self.probe(&result)?.for_mover()
+            };
+            out.push(MoveOutcome {
+                mv,
+                outcome,
+                result,
+            });
+        }
+        out.sort_by_key(|m| m.outcome.rank());
+        Ok(out)
+    }
+
+    /// The moves that keep the position's value with the best depth.
+    pub fn best_moves(&self, pos: &Position) -> Result<Vec<MoveOutcome>, ProbeError> {
+        let moves = self.moves(pos)?;
+        let Some(best) = moves.first().map(|m| m.outcome) else {
+            return Ok(moves);
+        };
+        Ok(moves
+            .into_iter()
+            .take_while(|m| m.outcome == best)
+            .collect())
+    }
+
+    /// The principal line: best moves (the first of equals) until the game ends. A
+    /// drawn position has no end; its line is empty.
+    pub fn line(&self, pos: &Position) -> Result<Vec<MoveOutcome>, ProbeError> {
+        let mut line = Vec::new();
+        let mut cur = *pos;
+        if self.probe(&cur)?.value == Wdl::Draw {
+            return Ok(line);
+        }
+        while !cur.is_lost() {
+            let best = self.best_moves(&cur)?;
+            let step = best
+                .into_iter()
+                .next()
+                .expect("a position not lost has a move");
+            cur = step.result;
+            line.push(step);
+            if cur.us() == 0 {
+                break;
+            }
+        }
+        Ok(line)
+    }
+}

@@ -1,0 +1,530 @@
+//! The retrograde generator.
+//!
+//! A signature pair (NvM with MvN) is solved at once, since paikas alternate between
+//! the two. Capture is compulsory and removes stones, so:
+//! 1. every entry with a capture is valued from the smaller tables (every chain, every
+//!    stopping point), and every capture-free entry with no paika is lost in 0;
+//! 2. the other capture-free entries get a counter: their number of distinct paika
+//!    successors (as table entries, after symmetry reduction);
+//! 3. depth-ordered propagation: for d = 0, 1, 2, ... every entry decided at depth d
+//!    un-moves to its paika predecessors (which must have had no capture). A loss at d
+//!    makes an undecided predecessor a win at d + 1 (the first is the fastest); a win
+//!    at d decrements the predecessor's counter, and the last one makes it a loss at
+//!    d + 1 (the slowest). Whatever is undecided at the end is a draw.
+//!
+//! Working memory: one `u16` per entry of the pair, plus the decoded smaller tables.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use thiserror::Error;
+
+use crate::board::{Board, bits};
+use crate::index::{Indexer, Signature};
+use crate::movegen::{capture_results, capturers, for_each_paika, has_capture};
+use crate::table::{
+    Stats, TableError, TableFile, Wdl, code_depth, code_wdl, table_path, write_table,
+};
+
+/// Undecided entry: this bit plus the number of successors not yet known to be wins.
+const UNDECIDED: u16 = 0x8000;
+/// An entry that is an image of a smaller canonical entry.
+const REDUNDANT: u16 = 0x7fff;
+/// Entries per unit of parallel work.
+const CHUNK: usize = 1 << 14;
+
+#[derive(Debug, Error)]
+pub enum RetroError {
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error(
+        "signature {sig} needs {stones} stones, more than the {points} points of the {board} board"
+    )]
+    TooMany {
+        sig: Signature,
+        stones: usize,
+        points: usize,
+        board: String,
+    },
+    #[error("depth overflow in {0}: a depth above 32765 plies")]
+    DepthOverflow(Signature),
+    #[error("cannot start {0} worker threads: {1}")]
+    Threads(usize, String),
+}
+
+/// How to build.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Worker threads (default: every core).
+    pub threads: Option<usize>,
+    /// Draw progress bars on the terminal.
+    pub progress: bool,
+}
+
+/// What happened to one table.
+#[derive(Clone, Debug)]
+pub struct TableReport {
+    pub sig: Signature,
+    pub path: PathBuf,
+    /// Entries stored (symmetry-reduced).
+    pub entries: u64,
+    pub stats: Stats,
+    pub file_bytes: u64,
+    /// Seconds to build the pair this table belongs to (0 when skipped).
+    pub seconds: f64,
+    /// Peak resident memory of the process so far, in bytes (when the OS tells).
+    pub peak_rss: Option<u64>,
+    /// Already complete and valid on disk.
+    pub skipped: bool,
+}
+
+/// A decoded smaller table used to value captures.
+struct Dep {
+    idx: Indexer,
+    codes: Vec<u16>,
+}
+
+/// Signatures a signature's captures lead to (with the opponent to move), excluding
+/// the empty side.
+fn capture_deps(sig: Signature) -> impl Iterator<Item = Signature> {
+    (1..sig.them).map(move |left| Signature::new(left, sig.us))
+}
+
+/// Every signature pair needed for `targets`, in build order (fewest stones first).
+/// Each pair is named by its smaller-first member.
+pub fn build_plan(targets: &[Signature]) -> Vec<Signature> {
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<Signature> = targets.to_vec();
+    while let Some(s) = stack.pop() {
+        let key = pair_key(s);
+        if seen.insert(key) {
+            for t in [key, key.flipped()] {
+                stack.extend(capture_deps(t));
+            }
+        }
+    }
+    let mut v: Vec<Signature> = seen.into_iter().collect();
+    v.sort_by_key(|s| (s.stones(), *s));
+    v
+}
+
+fn pair_key(s: Signature) -> Signature {
+    if s.us <= s.them { s } else { s.flipped() }
+}
+
+/// Peak resident set size of this process, from /proc (Linux).
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Builds every table of `targets` and everything they depend on into `dir`,
+/// skipping tables already complete and valid. Calls `report` after each table.
+pub fn generate(
+    dir: &Path,
+    board: &'static Board,
+    targets: &[Signature],
+    opts: &Options,
+    mut report: impl FnMut(&TableReport),
+) -> Result<Vec<TableReport>, RetroError> {
+    for &sig in targets {
+        if sig.stones() > board.points() {
+            return Err(RetroError::TooMany {
+                sig,
+                stones: sig.stones(),
+                points: board.points(),
+                board: board.size_name(),
+            });
+        }
+    }
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = opts.threads {
+        builder = builder.num_threads(n);
+    }
+    let pool = builder
+        .build()
+        .map_err(|e| RetroError::Threads(opts.threads.unwrap_or(0), e.to_string()))?;
+    let mut out = Vec::new();
+    for key in build_plan(targets) {
+        let reports = pool.install(|| build_pair(dir, board, key, opts))?;
+        for r in reports {
+            report(&r);
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// The members of a pair (one when N == M).
+fn members(key: Signature) -> Vec<Signature> {
+    if key.us == key.them {
+        vec![key]
+    } else {
+        vec![key, key.flipped()]
+    }
+}
+
+/// A complete, valid table already on disk (checksums verified).
+fn existing(dir: &Path, board: &Board, sig: Signature) -> Option<TableFile> {
+    let t = TableFile::open(&table_path(dir, board, sig), board, sig).ok()?;
+    t.verify_checksums().ok()?;
+    Some(t)
+}
+
+fn build_pair(
+    dir: &Path,
+    board: &'static Board,
+    key: Signature,
+    opts: &Options,
+) -> Result<Vec<TableReport>, RetroError> {
+    let sigs = members(key);
+    let done: Vec<Option<TableFile>> = sigs.iter().map(|&s| existing(dir, board, s)).collect();
+    if done.iter().all(Option::is_some) {
+        return Ok(done
+            .into_iter()
+            .flatten()
+            .map(|t| TableReport {
+                sig: t.header().sig,
+                path: t.path().into(),
+                entries: t.header().entries,
+                stats: t.header().stats,
+                file_bytes: t.file_size(),
+                seconds: 0.0,
+                peak_rss: peak_rss(),
+                skipped: true,
+            })
+            .collect());
+    }
+    let start = Instant::now();
+    let solved = solve_pair(dir, board, key, opts)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mut reports = Vec::new();
+    for (side, codes, stats) in solved {
+        let sig = side.signature();
+        let path = table_path(dir, board, sig);
+        let bar = stage_bar(opts, format!("{sig} write"), 0);
+        let file_bytes = write_table(&path, board, sig, &codes, stats)?;
+        bar.finish_and_clear();
+        reports.push(TableReport {
+            sig,
+            path,
+            entries: codes.len() as u64,
+            stats,
+            file_bytes,
+            seconds,
+            peak_rss: peak_rss(),
+            skipped: false,
+        });
+    }
+    Ok(reports)
+}
+
+fn stage_bar(opts: &Options, prefix: String, len: u64) -> ProgressBar {
+    if !opts.progress {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>12} {msg:<18} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(prefix);
+    bar
+}
+
+/// Loads every smaller table the pair's captures lead to.
+fn load_deps(
+    dir: &Path,
+    board: &'static Board,
+    sigs: &[Signature],
+) -> Result<HashMap<Signature, Dep>, RetroError> {
+    let mut deps = HashMap::new();
+    for &s in sigs {
+        for d in capture_deps(s) {
+            if deps.contains_key(&d) {
+                continue;
+            }
+            let file = TableFile::open(&table_path(dir, board, d), board, d)?;
+            deps.insert(
+                d,
+                Dep {
+                    idx: Indexer::new(board, d),
+                    codes: file.read_all()?,
+                },
+            );
+        }
+    }
+    Ok(deps)
+}
+
+/// The value of a capture position from the values of its results.
+fn capture_value(
+    board: &Board,
+    us: u64,
+    them: u64,
+    deps: &HashMap<Signature, Dep>,
+    buf: &mut Vec<(u64, u64)>,
+) -> u16 {
+    capture_results(board, us, them, buf);
+    best_of(buf.iter().map(|&(u, t)| {
+        if t == 0 {
+            1 // the opponent has no stones: lost in 0
+        } else {
+            let dep = &deps[&Signature::of(t, u)];
+            dep.codes[dep.idx.index(t, u) as usize]
+        }
+    }))
+}
+
+/// The code of a position from its successors' codes (each from the opponent's view):
+/// win by the fastest loss among them, else draw, else loss by the slowest win.
+pub fn best_of(children: impl Iterator<Item = u16>) -> u16 {
+    let mut best_loss = u16::MAX;
+    let mut worst_win = 0u16;
+    let mut draw = false;
+    for c in children {
+        match code_wdl(c) {
+            Wdl::Loss => best_loss = best_loss.min(c),
+            Wdl::Draw => draw = true,
+            Wdl::Win => worst_win = worst_win.max(c),
+        }
+    }
+    if best_loss != u16::MAX {
+        best_loss + 1
+    } else if draw {
+        0
+    } else {
+        worst_win + 1
+    }
+}
+
+type Solved = (Indexer, Vec<u16>, Stats);
+
+fn solve_pair(
+    dir: &Path,
+    board: &'static Board,
+    key: Signature,
+    opts: &Options,
+) -> Result<Vec<Solved>, RetroError> {
+    let sigs = members(key);
+    let deps = load_deps(dir, board, &sigs)?;
+    let sides: Vec<Indexer> = sigs.iter().map(|&s| Indexer::new(board, s)).collect();
+    // The table a paika from side t leads to.
+    let other = |t: usize| if sides.len() == 1 { 0 } else { 1 - t };
+    let states: Vec<Vec<AtomicU16>> = sides
+        .iter()
+        .map(|s| (0..s.size()).map(|_| AtomicU16::new(0)).collect())
+        .collect();
+
+    // Stage 1: captures, immediate losses, counters.
+    let max_init = AtomicU64::new(0);
+    for (t, side) in sides.iter().enumerate() {
+        let bar = stage_bar(opts, side.signature().to_string(), side.size());
+        bar.set_message("captures/counters");
+        let next = &sides[other(t)];
+        states[t]
+            .par_chunks(CHUNK)
+            .enumerate()
+            .for_each_init(Vec::new, |buf, (c, chunk)| {
+                let first = (c * CHUNK) as u64;
+                let mut local_max = 0;
+                for (i, cell) in chunk.iter().enumerate() {
+                    let index = first + i as u64;
+                    let (us, them) = side.unrank(index);
+                    let code = if side.index(us, them) != index {
+                        REDUNDANT
+                    } else if capturers(board, us, them) != 0 {
+                        let v = capture_value(board, us, them, &deps, buf);
+                        local_max = local_max.max(v as u64);
+                        v
+                    } else {
+                        let mut succ = Vec::with_capacity(32);
+                        for_each_paika(board, us, them, |u, _, _| succ.push(next.index(them, u)));
+                        succ.sort_unstable();
+                        succ.dedup();
+                        if succ.is_empty() {
+                            1 // stones but no move: lost in 0
+                        } else {
+                            UNDECIDED | succ.len() as u16
+                        }
+                    };
+                    cell.store(code, Relaxed);
+                }
+                max_init.fetch_max(local_max, Relaxed);
+                bar.inc(chunk.len() as u64);
+            });
+        bar.finish_and_clear();
+    }
+
+    // Stage 2: depth-ordered propagation over paika un-moves.
+    let max_init = max_init.load(Relaxed) as u16;
+    let mut level: u16 = 0;
+    let total: u64 = sides.iter().map(Indexer::size).sum();
+    let bar = stage_bar(opts, key.to_string(), total);
+    loop {
+        let code = level + 1;
+        if code >= REDUNDANT - 1 {
+            return Err(RetroError::DepthOverflow(key));
+        }
+        bar.set_message(format!("depth {level}"));
+        bar.set_position(0);
+        let any = AtomicBool::new(false);
+        for (t, side) in sides.iter().enumerate() {
+            let prev = &sides[other(t)];
+            let prev_states = &states[other(t)];
+            states[t]
+                .par_chunks(CHUNK)
+                .enumerate()
+                .for_each_init(Vec::new, |preds, (c, chunk)| {
+                    let first = (c * CHUNK) as u64;
+                    for (i, cell) in chunk.iter().enumerate() {
+                        if cell.load(Relaxed) != code {
+                            continue;
+                        }
+                        any.store(true, Relaxed);
+                        let (us, them) = side.unrank(first + i as u64);
+                        unmoves(board, us, them, prev, preds);
+                        let lost = level % 2 == 0;
+                        for &q in preds.iter() {
+                            notify(&prev_states[q as usize], lost, code + 1);
+                        }
+                    }
+                    bar.inc(chunk.len() as u64);
+                });
+        }
+        if !any.load(Relaxed) && level >= max_init {
+            break;
+        }
+        level += 1;
+    }
+    bar.finish_and_clear();
+
+    // Stage 3: draws, redundant entries, statistics.
+    let mut out = Vec::new();
+    for (side, state) in sides.into_iter().zip(states) {
+        let mut codes: Vec<u16> = state
+            .into_iter()
+            .map(|c| {
+                let c = c.into_inner();
+                if c & UNDECIDED != 0 { 0 } else { c }
+            })
+            .collect();
+        let fill: Vec<(usize, u16)> = codes
+            .par_iter()
+            .enumerate()
+            .filter(|(_, c)| **c == REDUNDANT)
+            .map(|(i, _)| {
+                let (us, them) = side.unrank(i as u64);
+                (i, codes[side.index(us, them) as usize])
+            })
+            .collect();
+        for (i, c) in fill {
+            codes[i] = c;
+        }
+        let stats = table_stats(&side, &codes);
+        out.push((side, codes, stats));
+    }
+    Ok(out)
+}
+
+/// The distinct table entries of the paika predecessors of `(us, them)` (the side
+/// `them` moved last), keeping only those that had no capture.
+fn unmoves(board: &Board, us: u64, them: u64, prev: &Indexer, out: &mut Vec<u64>) {
+    out.clear();
+    // A paika from p to q, undone: `them` steps back from q to p. Stepping back is a
+    // paika itself, so the same enumeration serves.
+    for_each_paika(board, them, us, |before, _, _| {
+        if !has_capture(board, before, us) {
+            out.push(prev.index(before, us));
+        }
+    });
+    out.sort_unstable();
+    out.dedup();
+}
+
+/// Tells an undecided predecessor that one successor is decided: a lost successor
+/// makes it won, a won one uses up one of its counter's successors.
+fn notify(cell: &AtomicU16, successor_lost: bool, code: u16) {
+    let _ = cell.fetch_update(Relaxed, Relaxed, |cur| {
+        if cur & UNDECIDED == 0 {
+            None
+        } else if successor_lost || cur & !UNDECIDED == 1 {
+            Some(code)
+        } else {
+            Some(cur - 1)
+        }
+    });
+}
+
+/// Counts over every placement (each entry weighted by its symmetry orbit).
+fn table_stats(side: &Indexer, codes: &[u16]) -> Stats {
+    let per_class = side.per_class() as usize;
+    let classes: Vec<Stats> = codes
+        .par_chunks(per_class)
+        .enumerate()
+        .map(|(class, chunk)| {
+            let mut s = Stats::default();
+            let first = (class * per_class) as u64;
+            for (i, &c) in chunk.iter().enumerate() {
+                let index = first + i as u64;
+                let w = side.weight(index);
+                match code_wdl(c) {
+                    Wdl::Win => {
+                        s.wins += w;
+                        let d = code_depth(c).expect("a win has a depth");
+                        if w > 0 && (s.wins == w || d > s.max_win_depth) {
+                            s.max_win_depth = d;
+                            s.longest_win = index;
+                        }
+                    }
+                    Wdl::Draw => s.draws += w,
+                    Wdl::Loss => s.losses += w,
+                }
+            }
+            s
+        })
+        .collect();
+    let mut total = Stats::default();
+    for s in classes {
+        total.wins += s.wins;
+        total.draws += s.draws;
+        total.losses += s.losses;
+        if s.wins > 0 && (total.wins == s.wins || s.max_win_depth > total.max_win_depth) {
+            total.max_win_depth = s.max_win_depth;
+            total.longest_win = s.longest_win;
+        }
+    }
+    total.placements = total.wins + total.draws + total.losses;
+    total
+}
+
+/// The stones of a set, for messages.
+pub fn describe(board: &Board, set: u64) -> String {
+    bits(set)
+        .map(|p| board.point_name(p))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Every signature with at most `max` stones, as build targets.
+pub fn targets_up_to(max: usize) -> Vec<Signature> {
+    Signature::all_up_to(max)
+}
+
+/// Signatures grouped by stone count, for summaries.
+pub fn by_stones(reports: &[TableReport]) -> BTreeMap<usize, Vec<&TableReport>> {
+    let mut m: BTreeMap<usize, Vec<&TableReport>> = BTreeMap::new();
+    for r in reports {
+        m.entry(r.sig.stones()).or_default().push(r);
+    }
+    m
+}

@@ -1,0 +1,551 @@
+//! The table file format (see docs/FORMAT.md): writer and memory-mapped reader.
+//!
+//! In memory a table is one `u16` code per entry: 0 is a draw, `d + 1` a decided
+//! position at depth `d` (odd depth: win, even: loss). On disk the codes are split in
+//! two streams of zstd blocks: a 2-bit value stream (read alone by value probes) and a
+//! 16-bit depth stream.
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use memmap2::Mmap;
+use rayon::prelude::*;
+use thiserror::Error;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::board::Board;
+use crate::index::Signature;
+
+pub const MAGIC: [u8; 8] = *b"FANOTB\r\n";
+pub const END_MAGIC: [u8; 8] = *b"FNTBEND\n";
+pub const VERSION: u32 = 1;
+/// Index scheme 1: see `index`.
+pub const INDEX_SCHEME: u32 = 1;
+pub const HEADER_LEN: usize = 128;
+/// Entries per block: a value block is 8 KiB raw, a depth block 64 KiB.
+pub const BLOCK_ENTRIES: u32 = 32768;
+const ZSTD_LEVEL: i32 = 9;
+const CACHE_BLOCKS: usize = 256;
+
+/// Value of a position for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Wdl {
+    Loss,
+    Draw,
+    Win,
+}
+
+impl Wdl {
+    pub fn name(self) -> &'static str {
+        match self {
+            Wdl::Win => "win",
+            Wdl::Draw => "draw",
+            Wdl::Loss => "loss",
+        }
+    }
+    /// The value for the other side.
+    pub fn flipped(self) -> Wdl {
+        match self {
+            Wdl::Win => Wdl::Loss,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Loss => Wdl::Win,
+        }
+    }
+    fn bits(self) -> u8 {
+        match self {
+            Wdl::Draw => 0,
+            Wdl::Win => 1,
+            Wdl::Loss => 2,
+        }
+    }
+}
+
+/// The value of an in-memory code.
+#[inline]
+pub fn code_wdl(code: u16) -> Wdl {
+    if code == 0 {
+        Wdl::Draw
+    } else if (code - 1) % 2 == 1 {
+        Wdl::Win
+    } else {
+        Wdl::Loss
+    }
+}
+
+/// The depth of a decided code (`None` for a draw).
+#[inline]
+pub fn code_depth(code: u16) -> Option<u32> {
+    (code != 0).then(|| code as u32 - 1)
+}
+
+#[derive(Debug, Error)]
+pub enum TableError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a fanotb table (bad magic bytes)")]
+    NotATable { path: PathBuf },
+    #[error("{path}: table format version {found}, this fanotb reads version {VERSION}")]
+    Version { path: PathBuf, found: u32 },
+    #[error("{path}: truncated or extended: {found} bytes, the header says {expected}")]
+    Size {
+        path: PathBuf,
+        expected: u64,
+        found: u64,
+    },
+    #[error("{path}: corrupted: {what}")]
+    Corrupt { path: PathBuf, what: String },
+    #[error("{path}: holds {found}, expected {expected}")]
+    Mismatch {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
+}
+
+/// Summary figures stored in the header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Placements counted without symmetry reduction.
+    pub placements: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub max_win_depth: u32,
+    /// An entry with the longest win (meaningful when `wins > 0`).
+    pub longest_win: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub width: u8,
+    pub height: u8,
+    pub sig: Signature,
+    pub entries: u64,
+    pub block_entries: u32,
+    pub stats: Stats,
+}
+
+impl Header {
+    fn blocks(&self) -> usize {
+        self.entries.div_ceil(self.block_entries as u64) as usize
+    }
+
+    fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut h = [0u8; HEADER_LEN];
+        h[0..8].copy_from_slice(&MAGIC);
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[12] = self.width;
+        h[13] = self.height;
+        h[14] = self.sig.us;
+        h[15] = self.sig.them;
+        h[16..20].copy_from_slice(&INDEX_SCHEME.to_le_bytes());
+        h[20..24].copy_from_slice(&self.block_entries.to_le_bytes());
+        h[24..32].copy_from_slice(&self.entries.to_le_bytes());
+        let s = &self.stats;
+        h[32..40].copy_from_slice(&s.placements.to_le_bytes());
+        h[40..48].copy_from_slice(&s.wins.to_le_bytes());
+        h[48..56].copy_from_slice(&s.draws.to_le_bytes());
+        h[56..64].copy_from_slice(&s.losses.to_le_bytes());
+        h[64..68].copy_from_slice(&s.max_win_depth.to_le_bytes());
+        h[72..80].copy_from_slice(&s.longest_win.to_le_bytes());
+        h
+    }
+
+    fn decode(path: &Path, h: &[u8]) -> Result<Header, TableError> {
+        let u32_at = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes"));
+        let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().expect("8 bytes"));
+        if h[0..8] != MAGIC {
+            return Err(TableError::NotATable { path: path.into() });
+        }
+        if u32_at(8) != VERSION {
+            return Err(TableError::Version {
+                path: path.into(),
+                found: u32_at(8),
+            });
+        }
+        let corrupt = |what: &str| TableError::Corrupt {
+            path: path.into(),
+            what: what.into(),
+        };
+        if u32_at(16) != INDEX_SCHEME {
+            return Err(corrupt("unknown index scheme"));
+        }
+        let header = Header {
+            width: h[12],
+            height: h[13],
+            sig: Signature::new(h[14], h[15]),
+            block_entries: u32_at(20),
+            entries: u64_at(24),
+            stats: Stats {
+                placements: u64_at(32),
+                wins: u64_at(40),
+                draws: u64_at(48),
+                losses: u64_at(56),
+                max_win_depth: u32_at(64),
+                longest_win: u64_at(72),
+            },
+        };
+        if header.block_entries == 0 || header.block_entries % 4 != 0 {
+            return Err(corrupt("bad block size"));
+        }
+        Ok(header)
+    }
+}
+
+/// The conventional path of a table: `DIR/WxH/NvM.fntb`.
+pub fn table_path(dir: &Path, board: &Board, sig: Signature) -> PathBuf {
+    dir.join(board.size_name()).join(format!("{sig}.fntb"))
+}
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TableError + '_ {
+    move |source| TableError::Io {
+        path: path.into(),
+        source,
+    }
+}
+
+fn pack_wdl(codes: &[u16]) -> Vec<u8> {
+    codes
+        .chunks(4)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u8, |b, (i, &code)| b | code_wdl(code).bits() << (2 * i))
+        })
+        .collect()
+}
+
+fn depth_bytes(codes: &[u16]) -> Vec<u8> {
+    codes
+        .iter()
+        .flat_map(|&c| (code_depth(c).unwrap_or(0) as u16).to_le_bytes())
+        .collect()
+}
+
+/// Writes a complete table atomically: a temporary file, fsync, then rename, so a
+/// file with the final name is always complete. Returns the file size.
+pub fn write_table(
+    path: &Path,
+    board: &Board,
+    sig: Signature,
+    codes: &[u16],
+    stats: Stats,
+) -> Result<u64, TableError> {
+    let header = Header {
+        width: board.width() as u8,
+        height: board.height() as u8,
+        sig,
+        entries: codes.len() as u64,
+        block_entries: BLOCK_ENTRIES,
+        stats,
+    };
+    let compress =
+        |raw: Vec<u8>| zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("zstd compresses in memory");
+    let chunks: Vec<&[u16]> = codes.chunks(BLOCK_ENTRIES as usize).collect();
+    let streams: [Vec<Vec<u8>>; 2] = [
+        chunks.par_iter().map(|c| compress(pack_wdl(c))).collect(),
+        chunks
+            .par_iter()
+            .map(|c| compress(depth_bytes(c)))
+            .collect(),
+    ];
+    let blocks = header.blocks();
+    let dir_len = 2 * (blocks + 1) * 8 + 2 * blocks * 8 + 8;
+    let mut out = Vec::new();
+    out.extend_from_slice(&header.encode());
+    let mut offset = (HEADER_LEN + dir_len) as u64;
+    for stream in &streams {
+        for block in stream {
+            out.extend_from_slice(&offset.to_le_bytes());
+            offset += block.len() as u64;
+        }
+        out.extend_from_slice(&offset.to_le_bytes());
+    }
+    for stream in &streams {
+        for block in stream {
+            out.extend_from_slice(&xxh3_64(block).to_le_bytes());
+        }
+    }
+    let meta = xxh3_64(&out);
+    out.extend_from_slice(&meta.to_le_bytes());
+    for stream in &streams {
+        for block in stream {
+            out.extend_from_slice(block);
+        }
+    }
+    let whole = xxh3_64(&out);
+    out.extend_from_slice(&whole.to_le_bytes());
+    out.extend_from_slice(&END_MAGIC);
+
+    let parent = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(parent).map_err(io_err(parent))?;
+    let tmp = path.with_extension("fntb.tmp");
+    let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
+    f.write_all(&out).map_err(io_err(&tmp))?;
+    f.sync_all().map_err(io_err(&tmp))?;
+    drop(f);
+    fs::rename(&tmp, path).map_err(io_err(path))?;
+    // Make the rename itself durable.
+    File::open(parent)
+        .and_then(|d| d.sync_all())
+        .map_err(io_err(parent))?;
+    Ok(out.len() as u64)
+}
+
+/// Which stream of blocks.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Stream {
+    Wdl = 0,
+    Depth = 1,
+}
+
+/// A table file opened read-only through a memory map, with a small cache of
+/// decompressed blocks.
+pub struct TableFile {
+    path: PathBuf,
+    map: Mmap,
+    header: Header,
+    /// Block offsets per stream (blocks + 1 each).
+    offsets: [Vec<u64>; 2],
+    checksums: [Vec<u64>; 2],
+    cache: Mutex<HashMap<(Stream, usize), Arc<Vec<u8>>>>,
+}
+
+impl std::fmt::Debug for TableFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TableFile({})", self.path.display())
+    }
+}
+
+impl TableFile {
+    /// Opens and validates a table: magic, version, header and directory checksum,
+    /// file size, and that it holds the expected board and signature.
+    pub fn open(path: &Path, board: &Board, sig: Signature) -> Result<TableFile, TableError> {
+        let file = File::open(path).map_err(io_err(path))?;
+        // SAFETY: the file is opened read-only and table files are never modified in
+        // place (the writer renames a new file over the name); every read below is
+        // bounds-checked against the map's length.
+        let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
+        let len = map.len() as u64;
+        let truncated = |expected: u64| TableError::Size {
+            path: path.into(),
+            expected,
+            found: len,
+        };
+        if map.len() < 8 || map[0..8] != MAGIC {
+            return Err(TableError::NotATable { path: path.into() });
+        }
+        if map.len() < HEADER_LEN {
+            return Err(truncated(HEADER_LEN as u64));
+        }
+        let header = Header::decode(path, &map[..HEADER_LEN])?;
+        let expected = format!("{} on {}x{}", sig, board.width(), board.height());
+        let found = format!("{} on {}x{}", header.sig, header.width, header.height);
+        if expected != found {
+            return Err(TableError::Mismatch {
+                path: path.into(),
+                expected,
+                found,
+            });
+        }
+        let blocks = header.blocks();
+        let dir_end = HEADER_LEN + 2 * (blocks + 1) * 8 + 2 * blocks * 8;
+        if map.len() < dir_end + 8 {
+            return Err(truncated(dir_end as u64 + 8));
+        }
+        let u64_at = |i: usize| u64::from_le_bytes(map[i..i + 8].try_into().expect("8 bytes"));
+        if xxh3_64(&map[..dir_end]) != u64_at(dir_end) {
+            return Err(TableError::Corrupt {
+                path: path.into(),
+                what: "header or block directory checksum mismatch".into(),
+            });
+        }
+        let mut offsets = [Vec::new(), Vec::new()];
+        let mut checksums = [Vec::new(), Vec::new()];
+        let mut at = HEADER_LEN;
+        for o in offsets.iter_mut() {
+            *o = (0..=blocks).map(|i| u64_at(at + 8 * i)).collect();
+            at += 8 * (blocks + 1);
+        }
+        for c in checksums.iter_mut() {
+            *c = (0..blocks).map(|i| u64_at(at + 8 * i)).collect();
+            at += 8 * blocks;
+        }
+        let data_end = offsets[1][blocks];
+        if data_end + 16 != len {
+            return Err(truncated(data_end + 16));
+        }
+        let sorted = offsets[0][0] == (dir_end + 8) as u64
+            && offsets[0][blocks] == offsets[1][0]
+            && offsets.iter().all(|o| o.windows(2).all(|w| w[0] <= w[1]));
+        if !sorted || map[map.len() - 8..] != END_MAGIC {
+            return Err(TableError::Corrupt {
+                path: path.into(),
+                what: "block directory or end marker".into(),
+            });
+        }
+        Ok(TableFile {
+            path: path.into(),
+            map,
+            header,
+            offsets,
+            checksums,
+            cache: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+    pub fn file_size(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Checks the whole-file checksum and every block checksum.
+    pub fn verify_checksums(&self) -> Result<(), TableError> {
+        let n = self.map.len();
+        let stored = u64::from_le_bytes(self.map[n - 16..n - 8].try_into().expect("8 bytes"));
+        if xxh3_64(&self.map[..n - 16]) != stored {
+            return Err(self.corrupt("whole-file checksum mismatch".into()));
+        }
+        for s in [Stream::Wdl, Stream::Depth] {
+            for b in 0..self.header.blocks() {
+                self.compressed(s, b)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn corrupt(&self, what: String) -> TableError {
+        TableError::Corrupt {
+            path: self.path.clone(),
+            what,
+        }
+    }
+
+    /// The compressed bytes of a block, checksum verified.
+    fn compressed(&self, s: Stream, b: usize) -> Result<&[u8], TableError> {
+        let o = &self.offsets[s as usize];
+        let bytes = &self.map[o[b] as usize..o[b + 1] as usize];
+        if xxh3_64(bytes) != self.checksums[s as usize][b] {
+            return Err(self.corrupt(format!("block {b} of the {s:?} stream: checksum mismatch")));
+        }
+        Ok(bytes)
+    }
+
+    fn raw_len(&self, s: Stream, b: usize) -> usize {
+        let first = b as u64 * self.header.block_entries as u64;
+        let n = (self.header.entries - first).min(self.header.block_entries as u64) as usize;
+        match s {
+            Stream::Wdl => n.div_ceil(4),
+            Stream::Depth => 2 * n,
+        }
+    }
+
+    fn decompress(&self, s: Stream, b: usize) -> Result<Vec<u8>, TableError> {
+        let want = self.raw_len(s, b);
+        let raw = zstd::bulk::decompress(self.compressed(s, b)?, want)
+            .map_err(|e| self.corrupt(format!("block {b} of the {s:?} stream: {e}")))?;
+        if raw.len() != want {
+            return Err(self.corrupt(format!("block {b} of the {s:?} stream: wrong length")));
+        }
+        Ok(raw)
+    }
+
+    fn block(&self, s: Stream, b: usize) -> Result<Arc<Vec<u8>>, TableError> {
+        let mut cache = self.cache.lock().expect("cache lock");
+        if let Some(blk) = cache.get(&(s, b)) {
+            return Ok(blk.clone());
+        }
+        drop(cache);
+        let blk = Arc::new(self.decompress(s, b)?);
+        cache = self.cache.lock().expect("cache lock");
+        if cache.len() >= CACHE_BLOCKS {
+            // Any victim will do: the cache only bounds memory.
+            let victim = *cache.keys().next().expect("cache is not empty");
+            cache.remove(&victim);
+        }
+        cache.insert((s, b), blk.clone());
+        Ok(blk)
+    }
+
+    fn check_index(&self, index: u64) -> Result<(usize, usize), TableError> {
+        if index >= self.header.entries {
+            return Err(self.corrupt(format!(
+                "index {index} beyond {} entries",
+                self.header.entries
+            )));
+        }
+        let be = self.header.block_entries as u64;
+        Ok(((index / be) as usize, (index % be) as usize))
+    }
+
+    /// The value of an entry, reading only the value stream.
+    pub fn wdl(&self, index: u64) -> Result<Wdl, TableError> {
+        let (b, i) = self.check_index(index)?;
+        let blk = self.block(Stream::Wdl, b)?;
+        match blk[i / 4] >> (2 * (i % 4)) & 3 {
+            0 => Ok(Wdl::Draw),
+            1 => Ok(Wdl::Win),
+            2 => Ok(Wdl::Loss),
+            _ => Err(self.corrupt(format!("entry {index}: invalid value bits"))),
+        }
+    }
+
+    /// The in-memory code of an entry (value and depth).
+    pub fn code(&self, index: u64) -> Result<u16, TableError> {
+        let wdl = self.wdl(index)?;
+        let (b, i) = self.check_index(index)?;
+        let blk = self.block(Stream::Depth, b)?;
+        let depth = u16::from_le_bytes([blk[2 * i], blk[2 * i + 1]]);
+        self.make_code(index, wdl, depth)
+    }
+
+    fn make_code(&self, index: u64, wdl: Wdl, depth: u16) -> Result<u16, TableError> {
+        let ok = match wdl {
+            Wdl::Draw => depth == 0,
+            Wdl::Win => depth % 2 == 1,
+            Wdl::Loss => depth % 2 == 0,
+        };
+        if !ok || depth >= u16::MAX - 1 {
+            return Err(self.corrupt(format!(
+                "entry {index}: depth {depth} does not fit its value"
+            )));
+        }
+        Ok(if wdl == Wdl::Draw { 0 } else { depth + 1 })
+    }
+
+    /// Every entry's code, decoded block by block in parallel.
+    pub fn read_all(&self) -> Result<Vec<u16>, TableError> {
+        let blocks: Vec<Vec<u16>> = (0..self.header.blocks())
+            .into_par_iter()
+            .map(|b| {
+                let wdl = self.decompress(Stream::Wdl, b)?;
+                let depth = self.decompress(Stream::Depth, b)?;
+                let first = b as u64 * self.header.block_entries as u64;
+                (0..depth.len() / 2)
+                    .map(|i| {
+                        let w = match wdl[i / 4] >> (2 * (i % 4)) & 3 {
+                            0 => Wdl::Draw,
+                            1 => Wdl::Win,
+                            2 => Wdl::Loss,
+                            _ => return Err(self.corrupt("invalid value bits".into())),
+                        };
+                        let d = u16::from_le_bytes([depth[2 * i], depth[2 * i + 1]]);
+                        self.make_code(first + i as u64, w, d)
+                    })
+                    .collect()
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(blocks.concat())
+    }
+}

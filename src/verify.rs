@@ -1,0 +1,129 @@
+//! Independent consistency check of stored tables: every entry's value and depth is
+//! re-derived from its successors, found by the ordinary move generator
+//! (`Position::successors`) and read back from the files. It shares no code with the
+//! generator's propagation.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use crate::board::Board;
+use crate::index::{Indexer, Signature};
+use crate::position::{Color, Position};
+use crate::probe::{ProbeError, Tablebase};
+use crate::retro::best_of;
+use crate::table::{TableFile, table_path};
+
+/// The result of verifying one table.
+#[derive(Clone, Debug)]
+pub struct VerifyReport {
+    pub board: &'static Board,
+    pub sig: Signature,
+    pub path: PathBuf,
+    pub entries: u64,
+    /// Entries whose stored code differs from the one re-derived.
+    pub mismatches: u64,
+    /// The first few mismatches, described.
+    pub examples: Vec<String>,
+}
+
+type Decoded = Arc<(Indexer, Vec<u16>)>;
+
+fn decoded(
+    cache: &mut HashMap<Signature, Decoded>,
+    dir: &Path,
+    board: &'static Board,
+    sig: Signature,
+) -> Result<Decoded, ProbeError> {
+    if let Some(d) = cache.get(&sig) {
+        return Ok(d.clone());
+    }
+    let path = table_path(dir, board, sig);
+    if !path.exists() {
+        return Err(ProbeError::Missing {
+            sig,
+            board: board.size_name(),
+            dir: dir.into(),
+        });
+    }
+    let file = TableFile::open(&path, board, sig)?;
+    let d = Arc::new((Indexer::new(board, sig), file.read_all()?));
+    cache.insert(sig, d.clone());
+    Ok(d)
+}
+
+/// Verifies every table in `tb`'s directory: checksums first, then consistency.
+pub fn verify_all(
+    tb: &Tablebase,
+    mut each: impl FnMut(&VerifyReport),
+) -> Result<Vec<VerifyReport>, ProbeError> {
+    let mut out = Vec::new();
+    for (board, sig, path) in tb.list()? {
+        let file = TableFile::open(&path, board, sig)?;
+        file.verify_checksums()?;
+        let r = verify_table(tb.dir(), board, sig)?;
+        each(&r);
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// Re-derives every entry of one table from its successors.
+pub fn verify_table(
+    dir: &Path,
+    board: &'static Board,
+    sig: Signature,
+) -> Result<VerifyReport, ProbeError> {
+    let mut cache = HashMap::new();
+    let own = decoded(&mut cache, dir, board, sig)?;
+    // Successor signatures: paikas keep the material, captures reduce the opponent.
+    let mut succ = HashMap::new();
+    succ.insert(
+        sig.flipped(),
+        decoded(&mut cache, dir, board, sig.flipped())?,
+    );
+    for left in 1..sig.them {
+        let s = Signature::new(left, sig.us);
+        succ.insert(s, decoded(&mut cache, dir, board, s)?);
+    }
+    let (idx, codes) = (&own.0, &own.1);
+    let mismatches = AtomicU64::new(0);
+    let examples = Mutex::new(Vec::new());
+    (0..idx.size()).into_par_iter().for_each(|i| {
+        let (us, them) = idx.unrank(i);
+        let pos = Position::from_sides(board, us, them, Color::White);
+        let derived = if pos.is_lost() {
+            1
+        } else {
+            best_of(pos.successors().iter().map(|s| {
+                if s.us() == 0 {
+                    return 1;
+                }
+                let t = &succ[&Signature::of(s.us(), s.them())];
+                t.1[t.0.index(s.us(), s.them()) as usize]
+            }))
+        };
+        let stored = codes[i as usize];
+        if derived != stored {
+            mismatches.fetch_add(1, Relaxed);
+            let mut ex = examples.lock().expect("examples lock");
+            if ex.len() < 5 {
+                ex.push(format!(
+                    "entry {i} ({pos}): stored code {stored}, derived {derived}"
+                ));
+            }
+        }
+    });
+    let examples = examples.into_inner().expect("examples lock");
+    Ok(VerifyReport {
+        board,
+        sig,
+        path: table_path(dir, board, sig),
+        entries: idx.size(),
+        mismatches: mismatches.load(Relaxed),
+        examples,
+    })
+}
