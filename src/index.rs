@@ -86,19 +86,21 @@ pub fn rank_in(set: u64, excluded: u64) -> u64 {
 }
 
 /// Inverse of `rank_in` for a `k`-set on a board of `n` points.
+#[inline]
 pub fn unrank_in(rank: u64, k: usize, excluded: u64, n: usize) -> u64 {
     let free = n - excluded.count_ones() as usize;
-    let compact = unrank_set(rank, k, free);
-    // Spread the compact set back onto the free points.
     let mut out = 0u64;
-    let mut j = 0;
-    for p in 0..n {
-        if excluded >> p & 1 == 0 {
-            if compact >> j & 1 != 0 {
-                out |= 1 << p;
+    // Each compact point c becomes the c-th free point: step over the excluded
+    // points at or below it, lowest first.
+    for c in bits(unrank_set(rank, k, free)) {
+        let mut p = c;
+        for e in bits(excluded) {
+            if e > p {
+                break;
             }
-            j += 1;
+            p += 1;
         }
+        out |= 1 << p;
     }
     out
 }
@@ -190,13 +192,7 @@ impl Indexer {
         let mut class_rep = Vec::new();
         for r in 0..sets {
             let set = unrank_set(r, k, n);
-            let least = board
-                .symmetries()
-                .iter()
-                .map(|g| rank_set(g.apply(set)))
-                .min()
-                .expect("the identity is a symmetry");
-            if least == r {
+            if board.symmetries().iter().all(|g| g.apply(set) >= set) {
                 class_of[r as usize] = class_rep.len() as u32;
                 class_rep.push(r);
             }
@@ -222,21 +218,24 @@ impl Indexer {
     }
 
     /// The table index of a position (its symmetry class).
+    ///
+    /// Ranks follow colex order, which is the numeric order of the bitboards, so the
+    /// representative is found by comparing bitboards and ranked once.
     #[inline]
     pub fn index(&self, us: u64, them: u64) -> u64 {
-        let mut best = (u64::MAX, u64::MAX);
-        for g in self.board.symmetries() {
+        let syms = self.board.symmetries();
+        let mut best = (us, them);
+        for g in &syms[1..] {
             let u = g.apply(us);
-            let r = rank_set(u);
-            if r < best.0 {
-                best = (r, rank_in(g.apply(them), u));
-            } else if r == best.0 {
-                best.1 = best.1.min(rank_in(g.apply(them), u));
+            if u < best.0 {
+                best = (u, g.apply(them));
+            } else if u == best.0 {
+                best.1 = best.1.min(g.apply(them));
             }
         }
-        let class = self.class_of[best.0 as usize];
+        let class = self.class_of[rank_set(best.0) as usize];
         debug_assert_ne!(class, NOT_A_CLASS);
-        class as u64 * self.per_class + best.1
+        class as u64 * self.per_class + rank_in(best.1, best.0)
     }
 
     /// The position stored at an index: `(us, them)`.

@@ -13,6 +13,23 @@ use fanotb::table::{TableFile, Wdl};
 use fanotb::verify::verify_all;
 use fanotb::{Board, Color, Position, perft, perft_divide};
 
+/// Writes to stdout; a closed pipe (`fanotb ... | head`) ends the program quietly
+/// instead of panicking.
+fn emit(s: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    if o.write_all(s.as_bytes()).and_then(|()| o.flush()).is_err() {
+        std::process::exit(0);
+    }
+}
+
+macro_rules! out {
+    ($($t:tt)*) => { emit(&format!($($t)*)) };
+}
+macro_rules! outln {
+    ($($t:tt)*) => { emit(&(format!($($t)*) + "\n")) };
+}
+
 #[derive(Parser)]
 #[command(
     name = "fanotb",
@@ -133,7 +150,7 @@ fn main() -> ExitCode {
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn print_json(v: serde_json::Value) {
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(&v).expect("JSON values serialise")
     );
@@ -154,8 +171,8 @@ fn run(cmd: Command) -> Result<()> {
                     "black": b.point_names(pos.black()),
                 }));
             } else {
-                print!("{}", pos.diagram());
-                println!("{pos}");
+                out!("{}", pos.diagram());
+                outln!("{pos}");
             }
         }
         Command::Moves { position, json } => {
@@ -183,14 +200,14 @@ fn run(cmd: Command) -> Result<()> {
                 for m in &moves {
                     let taken = b.point_names(m.captured()).join(" ");
                     let taken = if taken.is_empty() { "-".into() } else { taken };
-                    println!(
+                    outln!(
                         "{:<16} takes {:<20} -> {}",
                         m.notation(b),
                         taken,
                         pos.apply(m)
                     );
                 }
-                println!("{} moves, {} distinct results", moves.len(), distinct);
+                outln!("{} moves, {} distinct results", moves.len(), distinct);
             }
         }
         Command::Play {
@@ -205,8 +222,8 @@ fn run(cmd: Command) -> Result<()> {
                     json!({"position": pos.to_string(), "moves": moves, "result": end.to_string()}),
                 );
             } else {
-                print!("{}", end.diagram());
-                println!("{end}");
+                out!("{}", end.diagram());
+                outln!("{end}");
             }
         }
         Command::Perft {
@@ -242,15 +259,16 @@ fn run(cmd: Command) -> Result<()> {
             } else {
                 for l in &lines {
                     match &l.same_as {
-                        None => println!("{:<16} {}", l.notation, l.count),
-                        Some(o) => println!(
+                        None => outln!("{:<16} {}", l.notation, l.count),
+                        Some(o) => outln!(
                             "{:<16} {} (same position as {o}: counted once)",
-                            l.notation, l.count
+                            l.notation,
+                            l.count
                         ),
                     }
                 }
-                println!("perft {depth}: {total}");
-                println!(
+                outln!("perft {depth}: {total}");
+                outln!(
                     "{:.3} s, {:.1} M leaves/s",
                     secs,
                     total as f64 / secs.max(1e-9) / 1e6
@@ -280,7 +298,7 @@ fn run(cmd: Command) -> Result<()> {
             let start = std::time::Instant::now();
             let reports = generate(&tables.dir, board, &targets, &opts, |r| {
                 if !json {
-                    println!("{}", generate_line(r));
+                    outln!("{}", generate_line(r));
                 }
             })?;
             let secs = start.elapsed().as_secs_f64();
@@ -301,7 +319,7 @@ fn run(cmd: Command) -> Result<()> {
                     "bytes": bytes, "seconds": secs, "peak_rss": peak}),
                 );
             } else {
-                println!(
+                outln!(
                     "total: {} tables, {} positions, {:.1} s, peak {}, {} on disk",
                     reports.len(),
                     positions,
@@ -333,13 +351,13 @@ fn run(cmd: Command) -> Result<()> {
                     "depth": outcome.depth, "moves": list, "best": best}),
                 );
             } else {
-                println!("{pos}");
-                println!("{} to move: {}", pos.turn().name(), describe(outcome));
+                outln!("{pos}");
+                outln!("{} to move: {}", pos.turn().name(), describe(outcome));
                 for m in &moves {
-                    println!("  {:<16} {}", m.mv.notation(b), describe(m.outcome));
+                    outln!("  {:<16} {}", m.mv.notation(b), describe(m.outcome));
                 }
                 let best: Vec<_> = best.iter().map(|m| m.mv.notation(b)).collect();
-                println!(
+                outln!(
                     "best: {}",
                     if best.is_empty() {
                         "-".into()
@@ -369,12 +387,12 @@ fn run(cmd: Command) -> Result<()> {
                     "depth": outcome.depth, "line": list}),
                 );
             } else {
-                println!("{pos}: {} for {}", describe(outcome), pos.turn().name());
+                outln!("{pos}: {} for {}", describe(outcome), pos.turn().name());
                 if line.is_empty() && outcome.value == Wdl::Draw {
-                    println!("drawn: best play never ends the game");
+                    outln!("drawn: best play never ends the game");
                 }
                 for (i, m) in line.iter().enumerate() {
-                    println!("{:>3}. {:<16} {}", i + 1, m.mv.notation(b), m.result);
+                    outln!("{:>3}. {:<16} {}", i + 1, m.mv.notation(b), m.result);
                 }
             }
         }
@@ -411,7 +429,7 @@ fn run(cmd: Command) -> Result<()> {
                     "draws": draws, "losses": losses, "bytes": total_bytes}}),
                 );
             } else {
-                println!(
+                outln!(
                     "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6}  longest win position",
                     "board",
                     "table",
@@ -424,7 +442,7 @@ fn run(cmd: Command) -> Result<()> {
                     "bits"
                 );
                 for (b, sig, st, ex, bytes) in &rows {
-                    println!(
+                    outln!(
                         "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6.3}  {}",
                         b.size_name(),
                         sig.to_string(),
@@ -442,7 +460,7 @@ fn run(cmd: Command) -> Result<()> {
                         ex.as_deref().unwrap_or("-")
                     );
                 }
-                println!(
+                outln!(
                     "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6.3}",
                     "total",
                     rows.len(),
@@ -460,7 +478,7 @@ fn run(cmd: Command) -> Result<()> {
             let tb = Tablebase::open(&tables.dir)?;
             let reports = verify_all(&tb, |r| {
                 if !json {
-                    println!(
+                    outln!(
                         "{} {}: {} entries, checksums ok, {} inconsistent",
                         r.board.size_name(),
                         r.sig,
@@ -468,7 +486,7 @@ fn run(cmd: Command) -> Result<()> {
                         r.mismatches
                     );
                     for e in &r.examples {
-                        println!("  {e}");
+                        outln!("  {e}");
                     }
                 }
             })?;
@@ -487,7 +505,7 @@ fn run(cmd: Command) -> Result<()> {
                 return Err(format!("{bad} inconsistent entries").into());
             }
             if !json {
-                println!("all {} tables verified", reports.len());
+                outln!("all {} tables verified", reports.len());
             }
         }
     }

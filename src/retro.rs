@@ -324,6 +324,16 @@ fn solve_pair(
         .iter()
         .map(|s| (0..s.size()).map(|_| AtomicU16::new(0)).collect())
         .collect();
+    // Per chunk of entries, the depths decided in it (bit min(depth, 63)), so a level
+    // visits only the chunks that hold entries of that depth.
+    let marks: Vec<Vec<AtomicU64>> = sides
+        .iter()
+        .map(|s| {
+            (0..s.size().div_ceil(CHUNK as u64))
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        })
+        .collect();
 
     // Stage 1: captures, immediate losses, counters.
     let max_init = AtomicU64::new(0);
@@ -337,6 +347,7 @@ fn solve_pair(
             .for_each_init(Vec::new, |buf, (c, chunk)| {
                 let first = (c * CHUNK) as u64;
                 let mut local_max = 0;
+                let mut mask = 0u64;
                 for (i, cell) in chunk.iter().enumerate() {
                     let index = first + i as u64;
                     let (us, them) = side.unrank(index);
@@ -357,8 +368,12 @@ fn solve_pair(
                             UNDECIDED | succ.len() as u16
                         }
                     };
+                    if code != REDUNDANT && code & UNDECIDED == 0 {
+                        mask |= depth_bit(code);
+                    }
                     cell.store(code, Relaxed);
                 }
+                marks[t][c].store(mask, Relaxed);
                 max_init.fetch_max(local_max, Relaxed);
                 bar.inc(chunk.len() as u64);
             });
@@ -380,11 +395,16 @@ fn solve_pair(
         let any = AtomicBool::new(false);
         for (t, side) in sides.iter().enumerate() {
             let prev = &sides[other(t)];
-            let prev_states = &states[other(t)];
+            let (prev_states, prev_marks) = (&states[other(t)], &marks[other(t)]);
+            let bit = depth_bit(code);
             states[t]
                 .par_chunks(CHUNK)
                 .enumerate()
                 .for_each_init(Vec::new, |preds, (c, chunk)| {
+                    if marks[t][c].load(Relaxed) & bit == 0 {
+                        bar.inc(chunk.len() as u64);
+                        return;
+                    }
                     let first = (c * CHUNK) as u64;
                     for (i, cell) in chunk.iter().enumerate() {
                         if cell.load(Relaxed) != code {
@@ -395,7 +415,10 @@ fn solve_pair(
                         unmoves(board, us, them, prev, preds);
                         let lost = level % 2 == 0;
                         for &q in preds.iter() {
-                            notify(&prev_states[q as usize], lost, code + 1);
+                            if notify(&prev_states[q as usize], lost, code + 1) {
+                                prev_marks[q as usize / CHUNK]
+                                    .fetch_or(depth_bit(code + 1), Relaxed);
+                            }
                         }
                     }
                     bar.inc(chunk.len() as u64);
@@ -452,9 +475,10 @@ fn unmoves(board: &Board, us: u64, them: u64, prev: &Indexer, out: &mut Vec<u64>
 }
 
 /// Tells an undecided predecessor that one successor is decided: a lost successor
-/// makes it won, a won one uses up one of its counter's successors.
-fn notify(cell: &AtomicU16, successor_lost: bool, code: u16) {
-    let _ = cell.fetch_update(Relaxed, Relaxed, |cur| {
+/// makes it won, a won one uses up one of its counter's successors. Returns whether
+/// the predecessor became decided (with `code`).
+fn notify(cell: &AtomicU16, successor_lost: bool, code: u16) -> bool {
+    cell.fetch_update(Relaxed, Relaxed, |cur| {
         if cur & UNDECIDED == 0 {
             None
         } else if successor_lost || cur & !UNDECIDED == 1 {
@@ -462,7 +486,14 @@ fn notify(cell: &AtomicU16, successor_lost: bool, code: u16) {
         } else {
             Some(cur - 1)
         }
-    });
+    })
+    .is_ok_and(|prev| prev & !UNDECIDED == 1 || successor_lost)
+}
+
+/// The chunk-mark bit of a decided code.
+#[inline]
+fn depth_bit(code: u16) -> u64 {
+    1 << (code - 1).min(63)
 }
 
 /// Counts over every placement (each entry weighted by its symmetry orbit).
