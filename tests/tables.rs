@@ -1,0 +1,205 @@
+//! Generated tables against the brute-force forward solver of tests/common/naive.rs,
+//! position by position; file integrity; resumable, deterministic builds.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use common::naive::{self, NaivePos, Value};
+use fanotb::index::{Signature, binom};
+use fanotb::probe::{Outcome, Tablebase};
+use fanotb::retro::{Options, generate};
+use fanotb::table::{TableFile, Wdl, table_path};
+use fanotb::verify::verify_all;
+use fanotb::{Board, Position};
+
+fn build(dir: &Path, board: &'static Board, max: usize) {
+    generate(dir, board, &Signature::all_up_to(max), &Options::default(), |_| {}).unwrap();
+}
+
+fn expected(v: Value) -> Outcome {
+    match v {
+        Value::Win(d) => Outcome { value: Wdl::Win, depth: Some(d) },
+        Value::Loss(d) => Outcome { value: Wdl::Loss, depth: Some(d) },
+        Value::Draw => Outcome { value: Wdl::Draw, depth: None },
+    }
+}
+
+/// Every position of the brute force, probed in the tables; returns the brute
+/// force's (wins, draws, losses) counts.
+fn compare_all(tb: &Tablebase, solved: &HashMap<NaivePos, Value>) -> (u64, u64, u64) {
+    let mut counts = (0, 0, 0);
+    for (np, &v) in solved {
+        let pos: Position = naive::to_text(np).parse().unwrap();
+        assert_eq!(tb.probe(&pos).unwrap(), expected(v), "{pos}");
+        match v {
+            Value::Win(_) => counts.0 += 1,
+            Value::Draw => counts.1 += 1,
+            Value::Loss(_) => counts.2 += 1,
+        }
+    }
+    counts
+}
+
+/// The best moves of the tables are exactly the moves the brute force rates best.
+fn compare_best_moves(tb: &Tablebase, solved: &HashMap<NaivePos, Value>, every: usize) {
+    let rate = |v: Value| match v {
+        Value::Loss(d) => (0, d as i64),
+        Value::Draw => (1, 0),
+        Value::Win(d) => (2, -(d as i64)),
+    };
+    for (np, _) in solved.iter().step_by(every) {
+        let pos: Position = naive::to_text(np).parse().unwrap();
+        let moves = naive::moves(np);
+        if moves.is_empty() {
+            continue;
+        }
+        // The opponent's value after each move: the best move leaves the worst for it.
+        let after = |m: &naive::NaiveMove| {
+            if m.result.count(m.result.mover()) == 0 { Value::Loss(0) } else { solved[&m.result] }
+        };
+        let best = moves.iter().map(|m| rate(after(m))).min().unwrap();
+        let mut want: Vec<String> =
+            moves.iter().filter(|m| rate(after(m)) == best).map(|m| m.notation.clone()).collect();
+        let mut got: Vec<String> =
+            tb.best_moves(&pos).unwrap().iter().map(|m| m.mv.notation(pos.board())).collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "best moves of {pos}");
+    }
+}
+
+#[test]
+fn tsivy_up_to_four_stones_match_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::tsivy();
+    build(dir.path(), board, 4);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let solved = naive::solve_all(9, 5, 4);
+    let (wins, draws, losses) = compare_all(&tb, &solved);
+    compare_best_moves(&tb, &solved, 97);
+
+    // stats: every placement counted once, with the side to move normalised; the brute
+    // force holds each position with either colour to move, so twice as many.
+    let mut total = (0, 0, 0, 0);
+    for sig in Signature::all_up_to(4) {
+        let f = TableFile::open(&table_path(dir.path(), board, sig), board, sig).unwrap();
+        let s = f.header().stats;
+        assert_eq!(s.placements, binom(45, sig.us as usize) * binom(45 - sig.us as usize, sig.them as usize));
+        total.0 += s.placements;
+        total.1 += s.wins;
+        total.2 += s.draws;
+        total.3 += s.losses;
+    }
+    assert_eq!(total.0 * 2, solved.len() as u64);
+    assert_eq!((total.1 * 2, total.2 * 2, total.3 * 2), (wins, draws, losses));
+
+    let reports = verify_all(&tb, |_| {}).unwrap();
+    assert_eq!(reports.len(), 6);
+    assert!(reports.iter().all(|r| r.mismatches == 0));
+}
+
+#[test]
+fn whole_3x3_board_matches_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::get(3, 3).unwrap();
+    build(dir.path(), board, 9);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let solved = naive::solve_all(3, 3, 9);
+    compare_all(&tb, &solved);
+    compare_best_moves(&tb, &solved, 7);
+    // The 3x3 start: White wins (Schadd et al.), in 11 plies by the brute force.
+    let start = Position::start(board);
+    assert_eq!(tb.probe(&start).unwrap(), Outcome { value: Wdl::Win, depth: Some(11) });
+    let line = tb.line(&start).unwrap();
+    assert_eq!(line.len(), 11);
+    assert!(line.last().unwrap().result.is_lost());
+}
+
+#[test]
+fn five_by_three_up_to_six_stones_match_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::get(5, 3).unwrap();
+    build(dir.path(), board, 6);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    compare_all(&tb, &naive::solve_all(5, 3, 6));
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join("9x5"))
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn interrupted_build_resumes_to_identical_bytes() {
+    let board = Board::tsivy();
+    let a = tempfile::tempdir().unwrap();
+    build(a.path(), board, 4);
+    let b = tempfile::tempdir().unwrap();
+    build(b.path(), board, 3);
+    // An interruption leaves a partial temporary file, and perhaps a damaged table.
+    let sub = b.path().join("9x5");
+    std::fs::write(sub.join("1v3.fntb.tmp"), b"partial").unwrap();
+    let damaged = sub.join("2v1.fntb");
+    let len = std::fs::metadata(&damaged).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&damaged).unwrap().set_len(len / 2).unwrap();
+    let reports = generate(b.path(), board, &Signature::all_up_to(4), &Options::default(), |_| {}).unwrap();
+    let skipped: Vec<String> = reports.iter().filter(|r| r.skipped).map(|r| r.sig.to_string()).collect();
+    assert_eq!(skipped, ["1v1"]);
+    std::fs::remove_file(sub.join("1v3.fntb.tmp")).unwrap_or(());
+    let (fa, fb) = (files(a.path()), files(b.path()));
+    assert_eq!(fa.len(), 6);
+    assert_eq!(fa, fb);
+}
+
+#[test]
+fn damaged_files_are_detected_never_misread() {
+    let board = Board::tsivy();
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), board, 3);
+    let sig: Signature = "2v1".parse().unwrap();
+    let path = table_path(dir.path(), board, sig);
+    let good = std::fs::read(&path).unwrap();
+    let pos: Position = "9/9/3B5/9/WW7 w".parse().unwrap();
+
+    // A flipped byte anywhere: open, a probe or verify reports it.
+    for at in [20, 140, good.len() / 2, good.len() - 40, good.len() - 12] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x40;
+        std::fs::write(&path, &bad).unwrap();
+        let tb = Tablebase::open(dir.path()).unwrap();
+        let probe = tb.probe(&pos);
+        let verified = verify_all(&tb, |_| {});
+        assert!(
+            probe.is_err() || verified.is_err(),
+            "flipped byte at {at} went unnoticed"
+        );
+        if let Err(e) = verified {
+            assert!(e.to_string().contains("2v1.fntb"), "{e}");
+        }
+    }
+    // Truncated.
+    std::fs::write(&path, &good[..good.len() - 100]).unwrap();
+    let err = Tablebase::open(dir.path()).unwrap().probe(&pos).unwrap_err().to_string();
+    assert!(err.contains("2v1.fntb") && err.contains("truncated"), "{err}");
+    // Foreign.
+    std::fs::write(&path, b"this is not a table at all, just some text").unwrap();
+    let err = Tablebase::open(dir.path()).unwrap().probe(&pos).unwrap_err().to_string();
+    assert!(err.contains("not a fanotb table"), "{err}");
+    // Missing: the error names the table and the command that builds it.
+    std::fs::remove_file(&path).unwrap();
+    let err = Tablebase::open(dir.path()).unwrap().probe(&pos).unwrap_err().to_string();
+    assert!(err.contains("2v1") && err.contains("fanotb generate"), "{err}");
+    // Restored, the same probe answers.
+    std::fs::write(&path, &good).unwrap();
+    let o = Tablebase::open(dir.path()).unwrap().probe(&pos).unwrap();
+    assert_eq!(o, Outcome { value: Wdl::Win, depth: Some(29) });
+}
