@@ -43,6 +43,8 @@ pub enum BoardError {
 pub struct Symmetry {
     map: [u8; 64],
     bytes: Box<[[u64; 256]; 8]>,
+    /// Bytes of a bitboard that hold points (the others are always zero).
+    used: usize,
 }
 
 impl Symmetry {
@@ -58,7 +60,11 @@ impl Symmetry {
                 }
             }
         }
-        Symmetry { map, bytes }
+        Symmetry {
+            map,
+            bytes,
+            used: n.div_ceil(8),
+        }
     }
 
     /// Image of one point.
@@ -70,15 +76,11 @@ impl Symmetry {
     /// Image of a set of points.
     #[inline]
     pub fn apply(&self, bb: u64) -> u64 {
-        let t = &self.bytes;
-        t[0][(bb & 0xff) as usize]
-            | t[1][((bb >> 8) & 0xff) as usize]
-            | t[2][((bb >> 16) & 0xff) as usize]
-            | t[3][((bb >> 24) & 0xff) as usize]
-            | t[4][((bb >> 32) & 0xff) as usize]
-            | t[5][((bb >> 40) & 0xff) as usize]
-            | t[6][((bb >> 48) & 0xff) as usize]
-            | t[7][((bb >> 56) & 0xff) as usize]
+        let mut out = 0;
+        for (i, table) in self.bytes[..self.used].iter().enumerate() {
+            out |= table[(bb >> (8 * i) & 0xff) as usize];
+        }
+        out
     }
 }
 

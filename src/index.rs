@@ -89,10 +89,17 @@ pub fn rank_in(set: u64, excluded: u64) -> u64 {
 #[inline]
 pub fn unrank_in(rank: u64, k: usize, excluded: u64, n: usize) -> u64 {
     let free = n - excluded.count_ones() as usize;
+    spread(unrank_set(rank, k, free), excluded)
+}
+
+/// Places a set of compact points (numbering only the points not in `excluded`)
+/// back on the board.
+#[inline]
+fn spread(compact: u64, excluded: u64) -> u64 {
     let mut out = 0u64;
     // Each compact point c becomes the c-th free point: step over the excluded
     // points at or below it, lowest first.
-    for c in bits(unrank_set(rank, k, free)) {
+    for c in bits(compact) {
         let mut p = c;
         for e in bits(excluded) {
             if e > p {
@@ -103,6 +110,14 @@ pub fn unrank_in(rank: u64, k: usize, excluded: u64, n: usize) -> u64 {
         out |= 1 << p;
     }
     out
+}
+
+/// The next set of the same size in colex order (Gosper's hack).
+#[inline]
+fn next_colex(x: u64) -> u64 {
+    let c = x & x.wrapping_neg();
+    let r = x + c;
+    (((r ^ x) >> 2) / c) | r
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -246,6 +261,34 @@ impl Indexer {
         let us = unrank_set(self.class_rep[class as usize], self.sig.us as usize, n);
         let them = unrank_in(rest, self.sig.them as usize, us, n);
         (us, them)
+    }
+
+    /// Calls `f(index, us, them)` for the entries `first..first + count` in order,
+    /// stepping from one placement to the next instead of unranking each.
+    #[inline]
+    pub fn walk(&self, first: u64, count: u64, mut f: impl FnMut(u64, u64, u64)) {
+        let end = (first + count).min(self.size());
+        if first >= end {
+            return;
+        }
+        let (mut us, _) = self.unrank(first);
+        let n = self.board.points();
+        let free = n - self.sig.us as usize;
+        let mut rest = first % self.per_class;
+        let mut compact = unrank_set(rest, self.sig.them as usize, free);
+        for index in first..end {
+            f(index, us, spread(compact, us));
+            rest += 1;
+            if rest == self.per_class {
+                rest = 0;
+                if index + 1 < end {
+                    us = self.class_set((index + 1) / self.per_class);
+                }
+                compact = (1u64 << self.sig.them) - 1;
+            } else {
+                compact = next_colex(compact);
+            }
+        }
     }
 
     /// `us` of every entry in class `class` (entries `class*per_class ..`).

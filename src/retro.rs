@@ -348,9 +348,8 @@ fn solve_pair(
                 let first = (c * CHUNK) as u64;
                 let mut local_max = 0;
                 let mut mask = 0u64;
-                for (i, cell) in chunk.iter().enumerate() {
-                    let index = first + i as u64;
-                    let (us, them) = side.unrank(index);
+                side.walk(first, chunk.len() as u64, |index, us, them| {
+                    let cell = &chunk[(index - first) as usize];
                     let code = if side.index(us, them) != index {
                         REDUNDANT
                     } else if capturers(board, us, them) != 0 {
@@ -372,7 +371,7 @@ fn solve_pair(
                         mask |= depth_bit(code);
                     }
                     cell.store(code, Relaxed);
-                }
+                });
                 marks[t][c].store(mask, Relaxed);
                 max_init.fetch_max(local_max, Relaxed);
                 bar.inc(chunk.len() as u64);

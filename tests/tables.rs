@@ -15,14 +15,30 @@ use fanotb::verify::verify_all;
 use fanotb::{Board, Position};
 
 fn build(dir: &Path, board: &'static Board, max: usize) {
-    generate(dir, board, &Signature::all_up_to(max), &Options::default(), |_| {}).unwrap();
+    generate(
+        dir,
+        board,
+        &Signature::all_up_to(max),
+        &Options::default(),
+        |_| {},
+    )
+    .unwrap();
 }
 
 fn expected(v: Value) -> Outcome {
     match v {
-        Value::Win(d) => Outcome { value: Wdl::Win, depth: Some(d) },
-        Value::Loss(d) => Outcome { value: Wdl::Loss, depth: Some(d) },
-        Value::Draw => Outcome { value: Wdl::Draw, depth: None },
+        Value::Win(d) => Outcome {
+            value: Wdl::Win,
+            depth: Some(d),
+        },
+        Value::Loss(d) => Outcome {
+            value: Wdl::Loss,
+            depth: Some(d),
+        },
+        Value::Draw => Outcome {
+            value: Wdl::Draw,
+            depth: None,
+        },
     }
 }
 
@@ -57,13 +73,24 @@ fn compare_best_moves(tb: &Tablebase, solved: &HashMap<NaivePos, Value>, every: 
         }
         // The opponent's value after each move: the best move leaves the worst for it.
         let after = |m: &naive::NaiveMove| {
-            if m.result.count(m.result.mover()) == 0 { Value::Loss(0) } else { solved[&m.result] }
+            if m.result.count(m.result.mover()) == 0 {
+                Value::Loss(0)
+            } else {
+                solved[&m.result]
+            }
         };
         let best = moves.iter().map(|m| rate(after(m))).min().unwrap();
-        let mut want: Vec<String> =
-            moves.iter().filter(|m| rate(after(m)) == best).map(|m| m.notation.clone()).collect();
-        let mut got: Vec<String> =
-            tb.best_moves(&pos).unwrap().iter().map(|m| m.mv.notation(pos.board())).collect();
+        let mut want: Vec<String> = moves
+            .iter()
+            .filter(|m| rate(after(m)) == best)
+            .map(|m| m.notation.clone())
+            .collect();
+        let mut got: Vec<String> = tb
+            .best_moves(&pos)
+            .unwrap()
+            .iter()
+            .map(|m| m.mv.notation(pos.board()))
+            .collect();
         want.sort();
         got.sort();
         assert_eq!(got, want, "best moves of {pos}");
@@ -86,14 +113,20 @@ fn tsivy_up_to_four_stones_match_brute_force() {
     for sig in Signature::all_up_to(4) {
         let f = TableFile::open(&table_path(dir.path(), board, sig), board, sig).unwrap();
         let s = f.header().stats;
-        assert_eq!(s.placements, binom(45, sig.us as usize) * binom(45 - sig.us as usize, sig.them as usize));
+        assert_eq!(
+            s.placements,
+            binom(45, sig.us as usize) * binom(45 - sig.us as usize, sig.them as usize)
+        );
         total.0 += s.placements;
         total.1 += s.wins;
         total.2 += s.draws;
         total.3 += s.losses;
     }
     assert_eq!(total.0 * 2, solved.len() as u64);
-    assert_eq!((total.1 * 2, total.2 * 2, total.3 * 2), (wins, draws, losses));
+    assert_eq!(
+        (total.1 * 2, total.2 * 2, total.3 * 2),
+        (wins, draws, losses)
+    );
 
     let reports = verify_all(&tb, |_| {}).unwrap();
     assert_eq!(reports.len(), 6);
@@ -111,7 +144,13 @@ fn whole_3x3_board_matches_brute_force() {
     compare_best_moves(&tb, &solved, 7);
     // The 3x3 start: White wins (Schadd et al.), in 11 plies by the brute force.
     let start = Position::start(board);
-    assert_eq!(tb.probe(&start).unwrap(), Outcome { value: Wdl::Win, depth: Some(11) });
+    assert_eq!(
+        tb.probe(&start).unwrap(),
+        Outcome {
+            value: Wdl::Win,
+            depth: Some(11)
+        }
+    );
     let line = tb.line(&start).unwrap();
     assert_eq!(line.len(), 11);
     assert!(line.last().unwrap().result.is_lost());
@@ -131,7 +170,10 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| {
             let p = e.unwrap().path();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
         })
         .collect();
     v.sort();
@@ -150,9 +192,25 @@ fn interrupted_build_resumes_to_identical_bytes() {
     std::fs::write(sub.join("1v3.fntb.tmp"), b"partial").unwrap();
     let damaged = sub.join("2v1.fntb");
     let len = std::fs::metadata(&damaged).unwrap().len();
-    std::fs::OpenOptions::new().write(true).open(&damaged).unwrap().set_len(len / 2).unwrap();
-    let reports = generate(b.path(), board, &Signature::all_up_to(4), &Options::default(), |_| {}).unwrap();
-    let skipped: Vec<String> = reports.iter().filter(|r| r.skipped).map(|r| r.sig.to_string()).collect();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&damaged)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let reports = generate(
+        b.path(),
+        board,
+        &Signature::all_up_to(4),
+        &Options::default(),
+        |_| {},
+    )
+    .unwrap();
+    let skipped: Vec<String> = reports
+        .iter()
+        .filter(|r| r.skipped)
+        .map(|r| r.sig.to_string())
+        .collect();
     assert_eq!(skipped, ["1v1"]);
     std::fs::remove_file(sub.join("1v3.fntb.tmp")).unwrap_or(());
     let (fa, fb) = (files(a.path()), files(b.path()));
@@ -188,18 +246,42 @@ fn damaged_files_are_detected_never_misread() {
     }
     // Truncated.
     std::fs::write(&path, &good[..good.len() - 100]).unwrap();
-    let err = Tablebase::open(dir.path()).unwrap().probe(&pos).unwrap_err().to_string();
-    assert!(err.contains("2v1.fntb") && err.contains("truncated"), "{err}");
+    let err = Tablebase::open(dir.path())
+        .unwrap()
+        .probe(&pos)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("2v1.fntb") && err.contains("truncated"),
+        "{err}"
+    );
     // Foreign.
     std::fs::write(&path, b"this is not a table at all, just some text").unwrap();
-    let err = Tablebase::open(dir.path()).unwrap().probe(&pos).unwrap_err().to_string();
+    let err = Tablebase::open(dir.path())
+        .unwrap()
+        .probe(&pos)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not a fanotb table"), "{err}");
     // Missing: the error names the table and the command that builds it.
     std::fs::remove_file(&path).unwrap();
-    let err = Tablebase::open(dir.path()).unwrap().probe(&pos).unwrap_err().to_string();
-    assert!(err.contains("2v1") && err.contains("fanotb generate"), "{err}");
+    let err = Tablebase::open(dir.path())
+        .unwrap()
+        .probe(&pos)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("2v1") && err.contains("fanotb generate"),
+        "{err}"
+    );
     // Restored, the same probe answers.
     std::fs::write(&path, &good).unwrap();
     let o = Tablebase::open(dir.path()).unwrap().probe(&pos).unwrap();
-    assert_eq!(o, Outcome { value: Wdl::Win, depth: Some(29) });
+    assert_eq!(
+        o,
+        Outcome {
+            value: Wdl::Win,
+            depth: Some(29)
+        }
+    );
 }
