@@ -253,6 +253,32 @@ impl Indexer {
         class as u64 * self.per_class + rank_in(best.1, best.0)
     }
 
+    /// Fixes the side to move's stones, so that the indexes of many positions sharing
+    /// them (all the paika successors of one position) cost one canonicalisation.
+    #[inline]
+    pub fn with_us(&self, us: u64) -> FixedUs<'_> {
+        let syms = self.board.symmetries();
+        let mut best = u64::MAX;
+        let mut which = 0u8;
+        for (k, g) in syms.iter().enumerate() {
+            let u = g.apply(us);
+            if u < best {
+                best = u;
+                which = 1 << k;
+            } else if u == best {
+                which |= 1 << k;
+            }
+        }
+        let class = self.class_of[rank_set(best) as usize];
+        debug_assert_ne!(class, NOT_A_CLASS);
+        FixedUs {
+            indexer: self,
+            us: best,
+            base: class as u64 * self.per_class,
+            which,
+        }
+    }
+
     /// The position stored at an index: `(us, them)`.
     #[inline]
     pub fn unrank(&self, index: u64) -> (u64, u64) {
@@ -321,5 +347,32 @@ impl Indexer {
         images.sort_unstable();
         images.dedup();
         images.len() as u64
+    }
+}
+
+/// An `Indexer` with the side to move's stones fixed (see `Indexer::with_us`).
+pub struct FixedUs<'a> {
+    indexer: &'a Indexer,
+    /// The representative of the stones.
+    us: u64,
+    base: u64,
+    /// The symmetries that map the stones to their representative (bit k: k-th).
+    which: u8,
+}
+
+impl FixedUs<'_> {
+    /// The index of the position with these stones to move and `them` opposite.
+    #[inline]
+    pub fn index(&self, them: u64) -> u64 {
+        let syms = self.indexer.board.symmetries();
+        let t = if self.which == 1 {
+            them
+        } else {
+            bits(self.which as u64)
+                .map(|k| syms[k as usize].apply(them))
+                .min()
+                .expect("at least one symmetry maps to the representative")
+        };
+        self.base + rank_in(t, self.us)
     }
 }

@@ -15,3 +15,5 @@ pub mod probe;
 pub mod retro;
 pub mod table;
 pub mod verify;
+pub mod ffi;
+pub mod solve;

@@ -9,6 +9,7 @@ use serde_json::json;
 use fanotb::index::{Indexer, Signature};
 use fanotb::probe::{Outcome, Tablebase};
 use fanotb::retro::{Options, TableReport, generate, peak_rss};
+use fanotb::solve::{SMALL_BOARDS, Solution, published, solve};
 use fanotb::table::{TableFile, Wdl};
 use fanotb::verify::verify_all;
 use fanotb::{Board, Color, Position, perft, perft_divide};
@@ -122,6 +123,24 @@ enum Command {
     },
     /// Check every table: checksums, then re-derive every entry from its successors.
     Verify {
+        #[command(flatten)]
+        tables: TablesArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Solve a whole small board from its start position (or --position).
+    Solve {
+        /// Board: WxH (columns x rows), tsivy or dimy.
+        #[arg(required_unless_present = "all_small")]
+        board: Option<String>,
+        /// Solve this position of the board instead of the start.
+        #[arg(long, conflicts_with = "all_small")]
+        position: Option<String>,
+        /// Solve every small board this machine can do and print one results table.
+        #[arg(long)]
+        all_small: bool,
+        #[arg(long)]
+        threads: Option<usize>,
         #[command(flatten)]
         tables: TablesArg,
         #[arg(long)]
@@ -508,6 +527,82 @@ fn run(cmd: Command) -> Result<()> {
                 outln!("all {} tables verified", reports.len());
             }
         }
+        Command::Solve {
+            board,
+            position,
+            all_small,
+            threads,
+            tables,
+            json,
+        } => {
+            let opts = Options {
+                threads,
+                progress: !json,
+            };
+            let targets: Vec<Position> = if all_small {
+                SMALL_BOARDS
+                    .iter()
+                    .map(|&(w, h)| Board::get(w, h).map(Position::start))
+                    .collect::<std::result::Result<_, _>>()?
+            } else {
+                let b = Board::by_name(board.as_deref().unwrap_or_default())?;
+                let p = match position {
+                    Some(text) => {
+                        let p = Position::parse_arg(&text)?;
+                        if p.board() != b {
+                            return Err(format!("the position is on {}, not {}", p.board().size_name(), b.size_name()).into());
+                        }
+                        p
+                    }
+                    None => Position::start(b),
+                };
+                vec![p]
+            };
+            let mut solutions = Vec::new();
+            for pos in &targets {
+                let sol = solve(&tables.dir, pos, &opts, |r| {
+                    if !json && !r.skipped {
+                        outln!("{}", generate_line(r));
+                    }
+                })?;
+                if !json && !all_small {
+                    out!("{}", describe_solution(&sol));
+                }
+                solutions.push(sol);
+            }
+            if json {
+                let list: Vec<_> = solutions.iter().map(solution_json).collect();
+                print_json(if all_small { json!(list) } else { list.into_iter().next().expect("one solution") });
+            } else if all_small {
+                outln!(
+                    "{:<6} {:<11} {:<9} {:<9} {:>5} {:<20} {:>13} {:>9} {:>10} {:>10} {:<9}",
+                    "board", "literature", "material", "value", "depth", "best first moves", "positions",
+                    "seconds", "peak RSS", "disk", "published"
+                );
+                for s in &solutions {
+                    let best: Vec<String> = s
+                        .moves
+                        .iter()
+                        .filter(|m| m.outcome == s.moves[0].outcome)
+                        .map(|m| m.mv.notation(s.board))
+                        .collect();
+                    outln!(
+                        "{:<6} {:<11} {:<9} {:<9} {:>5} {:<20} {:>13} {:>9.1} {:>10} {:>10} {:<9}",
+                        s.board.size_name(),
+                        format!("{}x{}", s.board.height(), s.board.width()),
+                        s.signature.to_string(),
+                        format!("{} {}", s.position.turn().name(), verdict(s.outcome)),
+                        s.outcome.depth.map_or("-".into(), |d| d.to_string()),
+                        best.join(" "),
+                        s.positions,
+                        s.seconds,
+                        human_bytes(s.peak_rss.unwrap_or(0)),
+                        human_bytes(s.disk_bytes),
+                        published(s.board).unwrap_or("-")
+                    );
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -551,4 +646,80 @@ fn generate_line(r: &TableReport) -> String {
         r.stats.draws,
         r.stats.losses
     )
+}
+
+/// "win", "draw" or "loss" as a result for the side to move ("wins", "draws", "loses").
+fn verdict(o: Outcome) -> &'static str {
+    match o.value {
+        Wdl::Win => "wins",
+        Wdl::Draw => "draws",
+        Wdl::Loss => "loses",
+    }
+}
+
+fn describe_solution(s: &Solution) -> String {
+    let b = s.board;
+    let mut t = String::new();
+    let lit = format!("{}x{}", b.height(), b.width());
+    t += &format!(
+        "{} board ({lit} rows x columns in the literature), material {}\n",
+        b.size_name(),
+        s.signature
+    );
+    t += &format!("{}\n", s.position);
+    t += &format!(
+        "value: {} to move {} ({})",
+        s.position.turn().name(),
+        verdict(s.outcome),
+        describe(s.outcome)
+    );
+    if let Some(p) = published(b).filter(|_| s.position == Position::start(b)) {
+        t += &format!("; published: {p} for White");
+    }
+    t += "\n";
+    t += &match s.search.outcome {
+        Some(o) if o == s.outcome => format!("search check: {} proved by a {}-node search over the move generator\n", describe(o), s.search.nodes),
+        Some(o) => format!("search check: MISMATCH, the search finds {}\n", describe(o)),
+        None => format!("search check: no verdict within {} nodes\n", s.search.nodes),
+    };
+    t += "first moves:\n";
+    for m in &s.moves {
+        t += &format!("  {:<16} {}\n", m.mv.notation(b), describe(m.outcome));
+    }
+    if !s.line.is_empty() {
+        t += "principal line:\n";
+        for (i, m) in s.line.iter().enumerate() {
+            t += &format!("{:>4}. {:<16} {}\n", i + 1, m.mv.notation(b), m.result);
+        }
+    }
+    t += &format!(
+        "{} tables, {} positions, {:.1} s, peak {}, {} on disk\n",
+        s.tables.len(),
+        s.positions,
+        s.seconds,
+        human_bytes(s.peak_rss.unwrap_or(0)),
+        human_bytes(s.disk_bytes)
+    );
+    t
+}
+
+fn solution_json(s: &Solution) -> serde_json::Value {
+    let b = s.board;
+    json!({
+        "board": b.size_name(),
+        "literature": format!("{}x{}", b.height(), b.width()),
+        "position": s.position.to_string(),
+        "material": s.signature.to_string(),
+        "value": s.outcome.value.name(),
+        "depth": s.outcome.depth,
+        "published": published(b),
+        "search": {"value": s.search.outcome.map(|o| o.value.name()), "depth": s.search.outcome.and_then(|o| o.depth), "nodes": s.search.nodes},
+        "moves": s.moves.iter().map(|m| json!({"move": m.mv.notation(b), "value": m.outcome.value.name(), "depth": m.outcome.depth})).collect::<Vec<_>>(),
+        "line": s.line.iter().map(|m| json!({"move": m.mv.notation(b), "position": m.result.to_string()})).collect::<Vec<_>>(),
+        "tables": s.tables.len(),
+        "positions": s.positions,
+        "seconds": s.seconds,
+        "peak_rss": s.peak_rss,
+        "disk_bytes": s.disk_bytes,
+    })
 }

@@ -266,12 +266,13 @@ fn load_deps(
     Ok(deps)
 }
 
-/// The value of a capture position from the values of its results.
+/// The value of a capture position from the values of its results. `deps[k]` is the
+/// table of the opponent to move with `k` stones left.
 fn capture_value(
     board: &Board,
     us: u64,
     them: u64,
-    deps: &HashMap<Signature, Dep>,
+    deps: &[Option<&Dep>],
     buf: &mut Vec<(u64, u64)>,
 ) -> u16 {
     capture_results(board, us, them, buf);
@@ -279,7 +280,7 @@ fn capture_value(
         if t == 0 {
             1 // the opponent has no stones: lost in 0
         } else {
-            let dep = &deps[&Signature::of(t, u)];
+            let dep = deps[t.count_ones() as usize].expect("capture tables are loaded");
             dep.codes[dep.idx.index(t, u) as usize]
         }
     }))
@@ -341,10 +342,14 @@ fn solve_pair(
         let bar = stage_bar(opts, side.signature().to_string(), side.size());
         bar.set_message("captures/counters");
         let next = &sides[other(t)];
+        let sig = side.signature();
+        let side_deps: Vec<Option<&Dep>> = (0..=sig.them)
+            .map(|left| deps.get(&Signature::new(left, sig.us)))
+            .collect();
         states[t]
             .par_chunks(CHUNK)
             .enumerate()
-            .for_each_init(Vec::new, |buf, (c, chunk)| {
+            .for_each_init(|| (Vec::new(), Vec::new()), |(buf, succ), (c, chunk)| {
                 let first = (c * CHUNK) as u64;
                 let mut local_max = 0;
                 let mut mask = 0u64;
@@ -353,12 +358,14 @@ fn solve_pair(
                     let code = if side.index(us, them) != index {
                         REDUNDANT
                     } else if capturers(board, us, them) != 0 {
-                        let v = capture_value(board, us, them, &deps, buf);
+                        let v = capture_value(board, us, them, &side_deps, buf);
                         local_max = local_max.max(v as u64);
                         v
                     } else {
-                        let mut succ = Vec::with_capacity(32);
-                        for_each_paika(board, us, them, |u, _, _| succ.push(next.index(them, u)));
+                        succ.clear();
+                        // Every successor has `them` to move: canonicalise that once.
+                        let fixed = next.with_us(them);
+                        for_each_paika(board, us, them, |u, _, _| succ.push(fixed.index(u)));
                         succ.sort_unstable();
                         succ.dedup();
                         if succ.is_empty() {

@@ -1,0 +1,160 @@
+//! Whole-game solutions: every table a board's start material needs, then the start
+//! position's value, depth, first moves and principal line, and an independent
+//! search that proves the start value from the move generator.
+
+use std::path::Path;
+use std::time::Instant;
+
+use thiserror::Error;
+
+use crate::board::Board;
+use crate::index::Signature;
+use crate::position::Position;
+use crate::probe::{MoveOutcome, Outcome, ProbeError, Tablebase};
+use crate::retro::{Options, RetroError, TableReport, best_of, generate, peak_rss};
+use crate::table::code_depth;
+
+#[derive(Debug, Error)]
+pub enum SolveError {
+    #[error(transparent)]
+    Retro(#[from] RetroError),
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    #[error("the position is over: {0} has no stones")]
+    NoStones(&'static str),
+}
+
+/// The boards `solve --all-small` runs on this class of machine (2 cores, 24 GiB).
+pub const SMALL_BOARDS: [(usize, usize); 5] = [(3, 3), (5, 3), (3, 5), (7, 3), (3, 7)];
+
+/// What the literature (Schadd et al. 2007, rows x columns) reports for a start
+/// position, by our columns x rows.
+pub fn published(board: &Board) -> Option<&'static str> {
+    match (board.width(), board.height()) {
+        (3, 3) | (5, 3) | (3, 5) | (7, 3) | (3, 7) => Some("win"),
+        (5, 5) | (9, 5) => Some("draw"),
+        _ => None,
+    }
+}
+
+/// The search's verdict on a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// `None` when the search met its horizon before proving a value.
+    pub outcome: Option<Outcome>,
+    pub nodes: u64,
+}
+
+/// A solved position with everything the report needs.
+pub struct Solution {
+    pub board: &'static Board,
+    pub position: Position,
+    pub signature: Signature,
+    pub outcome: Outcome,
+    /// Every legal move, best first, with its outcome for the mover.
+    pub moves: Vec<MoveOutcome>,
+    pub line: Vec<MoveOutcome>,
+    pub tables: Vec<TableReport>,
+    /// Placements in every table built or found (no symmetry reduction).
+    pub positions: u64,
+    pub disk_bytes: u64,
+    pub seconds: f64,
+    pub peak_rss: Option<u64>,
+    pub search: SearchResult,
+}
+
+/// Builds (or finds) every table `pos` needs in `dir`, then solves it.
+pub fn solve(
+    dir: &Path,
+    pos: &Position,
+    opts: &Options,
+    report: impl FnMut(&TableReport),
+) -> Result<Solution, SolveError> {
+    let board = pos.board();
+    if pos.us() == 0 || pos.them() == 0 {
+        let side = if pos.us() == 0 { pos.turn() } else { pos.turn().other() };
+        return Err(SolveError::NoStones(side.name()));
+    }
+    let signature = Signature::of(pos.us(), pos.them());
+    let start = Instant::now();
+    let tables = generate(dir, board, &[signature], opts, report)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let tb = Tablebase::open(dir)?;
+    let outcome = tb.probe(pos)?;
+    let search = search(&tb, pos, signature.stones(), 10_000)?;
+    Ok(Solution {
+        board,
+        position: *pos,
+        signature,
+        outcome,
+        moves: tb.moves(pos)?,
+        line: tb.line(pos)?,
+        positions: tables.iter().map(|r| r.stats.placements).sum(),
+        disk_bytes: tables.iter().map(|r| r.file_bytes).sum(),
+        tables,
+        seconds,
+        peak_rss: peak_rss(),
+        search,
+    })
+}
+
+/// Proves the value of `pos` by a minimax search over the move generator: positions
+/// with fewer than `material` stones are probed in the tables, the others searched
+/// (a repetition on the current path counts as a draw). Stops after `max_nodes`
+/// searched nodes with no verdict. Shares nothing with the generator but `best_of`,
+/// the definition of a value from its successors.
+pub fn search(
+    tb: &Tablebase,
+    pos: &Position,
+    material: usize,
+    max_nodes: u64,
+) -> Result<SearchResult, ProbeError> {
+    let mut nodes = 0;
+    let mut path = Vec::new();
+    let code = negamax(tb, pos, material, max_nodes, &mut nodes, &mut path)?;
+    Ok(SearchResult {
+        outcome: code.map(|c| Outcome {
+            value: crate::table::code_wdl(c),
+            depth: code_depth(c),
+        }),
+        nodes,
+    })
+}
+
+fn negamax(
+    tb: &Tablebase,
+    pos: &Position,
+    material: usize,
+    max_nodes: u64,
+    nodes: &mut u64,
+    path: &mut Vec<Position>,
+) -> Result<Option<u16>, ProbeError> {
+    if pos.us() == 0 || pos.is_lost() {
+        return Ok(Some(1));
+    }
+    let stones = (pos.us() | pos.them()).count_ones() as usize;
+    if stones < material {
+        let o = tb.probe(pos)?;
+        return Ok(Some(o.depth.map_or(0, |d| d as u16 + 1)));
+    }
+    if path.contains(pos) {
+        return Ok(Some(0));
+    }
+    *nodes += 1;
+    if *nodes > max_nodes {
+        return Ok(None);
+    }
+    path.push(*pos);
+    let mut children = Vec::new();
+    for s in pos.successors() {
+        match negamax(tb, &s, material, max_nodes, nodes, path)? {
+            Some(c) => children.push(c),
+            None => {
+                path.pop();
+                return Ok(None);
+            }
+        }
+    }
+    path.pop();
+    Ok(Some(best_of(children.into_iter())))
+}

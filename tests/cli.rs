@@ -1,0 +1,104 @@
+//! The command line, end to end.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn fanotb() -> Command {
+    Command::cargo_bin("fanotb").unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = fanotb().args(args).arg("--json").output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = fanotb().args(args).output().unwrap();
+    assert!(!out.status.success(), "{args:?} should fail");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+#[test]
+fn show_and_moves() {
+    let out = fanotb().args(["show", "start"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(" 3 B---W---B---W---.---B---W---B---W"), "{text}");
+    assert!(text.contains("White to move"));
+    let v = json(&["moves", "start"]);
+    assert_eq!(v["position"], "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w");
+    assert_eq!(v["distinct_results"], 5);
+    let d2 = v["moves"].as_array().unwrap().iter().find(|m| m["move"] == "d2-e3A").unwrap();
+    assert_eq!(d2["captured"], serde_json::json!(["f4", "g5"]));
+    assert_eq!(d2["result"], "BBBBBB1BB/BBBBB1BBB/BWBWWBWBW/WWW1WWWWW/WWWWWWWWW b");
+    assert_eq!(json(&["show", "start:5x5"])["position"], "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w");
+}
+
+#[test]
+fn play_and_perft() {
+    let v = json(&["play", "start", "d2-e3A", "c3-d2A"]);
+    assert_eq!(v["result"], "BBBBBB1BB/BBBBB1BBB/BW1WWBWBW/WWWBWWWWW/WWWW1WWWW w");
+    let err = fails(&["play", "start", "d2-e3A", "e4-f4"]);
+    assert!(err.contains("e4-f4") && err.contains("capture is compulsory"), "{err}");
+    let err = fails(&["play", "start", "zz"]);
+    assert!(err.contains("malformed move `zz`"), "{err}");
+    assert_eq!(json(&["perft", "start", "4"])["count"], 18026);
+    let v = json(&["perft", "start", "3", "--divide"]);
+    assert_eq!(v["count"], 724);
+    assert_eq!(v["divide"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn bad_positions_are_clear_errors() {
+    let err = fails(&["show", "BBB/BB/WWW w"]);
+    assert!(err.contains("row 2") && err.contains("expected 3"), "{err}");
+    let err = fails(&["moves", "BBBBBBBBBBB/B/W w"]);
+    assert!(err.contains("row"), "{err}");
+    let err = fails(&["show", "start:4x4"]);
+    assert!(err.contains("unsupported board size 4x4"), "{err}");
+    let err = fails(&["show", "BBB/B1W/WWW"]);
+    assert!(err.contains("side to move"), "{err}");
+}
+
+#[test]
+fn generate_probe_line_stats_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let v = json(&["generate", "--max-stones", "3", "--dir", d]);
+    assert_eq!(v["tables"].as_array().unwrap().len(), 3);
+    assert_eq!(v["positions"], 1980 + 2 * 42570);
+    // Built again: everything is skipped.
+    let v = json(&["generate", "--signature", "2v1", "--dir", d]);
+    assert!(v["tables"].as_array().unwrap().iter().all(|t| t["skipped"] == true));
+
+    // The longest 2v1 win: 29 plies.
+    let pos = "9/9/3B5/9/WW7 w";
+    let v = json(&["probe", pos, "--dir", d]);
+    assert_eq!(v["value"], "win");
+    assert_eq!(v["depth"], 29);
+    let best = v["best"].as_array().unwrap();
+    assert!(!best.is_empty());
+    let first = &v["moves"][0];
+    assert_eq!(first["value"], "win");
+    assert_eq!(first["depth"], 29);
+    assert_eq!(first["move"], best[0]);
+    let line = json(&["line", pos, "--dir", d]);
+    assert_eq!(line["line"].as_array().unwrap().len(), 29);
+
+    // FANOTB_TABLES selects the directory too.
+    let out = fanotb().env("FANOTB_TABLES", d).args(["probe", pos]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("White to move: win in 29"));
+
+    let stats = json(&["stats", "--dir", d]);
+    assert_eq!(stats["total"]["positions"], 1980 + 2 * 42570);
+    let t21 = stats["tables"].as_array().unwrap().iter().find(|t| t["signature"] == "2v1").unwrap().clone();
+    assert_eq!(t21["longest_win"], 29);
+    assert_eq!(t21["wins"], 40996);
+    assert_eq!(json(&["verify", "--dir", d])["ok"], true);
+
+    // A signature that is not there: the error names it and the command to build it.
+    let err = fails(&["probe", "9/9/3B5/9/WWW6 w", "--dir", d]);
+    assert!(err.contains("3v1") && err.contains("fanotb generate"), "{err}");
+}

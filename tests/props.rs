@@ -1,0 +1,44 @@
+//! Property tests: position text and notation round trips.
+
+use fanotb::{Board, Color, Position};
+use proptest::prelude::*;
+
+/// A random position on a random supported board.
+fn position() -> impl Strategy<Value = Position> {
+    let boards = Board::all_supported();
+    (0..boards.len(), any::<u64>(), any::<u64>(), any::<bool>()).prop_map(move |(b, x, y, white)| {
+        let board = boards[b];
+        let (w, bl) = (x & board.all(), y & board.all() & !x);
+        // Thin out the stones so positions have room to move.
+        let keep = x.rotate_left(17) | y.rotate_left(31);
+        let turn = if white { Color::White } else { Color::Black };
+        Position::new(board, w & keep, bl & !keep, turn).unwrap()
+    })
+}
+
+proptest! {
+    #[test]
+    fn position_text_round_trips(pos in position()) {
+        let text = pos.to_string();
+        prop_assert_eq!(text.parse::<Position>().unwrap(), pos);
+        prop_assert_eq!(Position::parse_arg(&text).unwrap().to_string(), text);
+    }
+
+    #[test]
+    fn every_move_parses_back_to_itself(pos in position()) {
+        let b = pos.board();
+        let successors = pos.successors();
+        for mv in pos.legal_moves() {
+            let text = mv.notation(b);
+            prop_assert_eq!(&pos.parse_move(&text).unwrap(), &mv);
+            prop_assert!(successors.contains(&pos.apply(&mv)));
+        }
+    }
+
+    #[test]
+    fn garbage_text_is_an_error_not_a_panic(s in "[WB1-9/ wbx]{0,40}") {
+        let _ = s.parse::<Position>();
+        let pos = Position::start(Board::tsivy());
+        let _ = pos.parse_move(&s);
+    }
+}
