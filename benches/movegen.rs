@@ -21,10 +21,18 @@ fn movegen(c: &mut Criterion) {
     let mut g = c.benchmark_group("movegen");
     g.throughput(Throughput::Elements(ps.len() as u64));
     g.bench_function("legal_moves", |b| {
-        b.iter(|| ps.iter().map(|p| black_box(p).legal_moves().len()).sum::<usize>())
+        b.iter(|| {
+            ps.iter()
+                .map(|p| black_box(p).legal_moves().len())
+                .sum::<usize>()
+        })
     });
     g.bench_function("successors", |b| {
-        b.iter(|| ps.iter().map(|p| black_box(p).successors().len()).sum::<usize>())
+        b.iter(|| {
+            ps.iter()
+                .map(|p| black_box(p).successors().len())
+                .sum::<usize>()
+        })
     });
     g.finish();
 }
@@ -35,7 +43,9 @@ fn perft_bench(c: &mut Criterion) {
     g.sample_size(10);
     for depth in [4u32, 5] {
         g.throughput(Throughput::Elements(perft(&start, depth)));
-        g.bench_function(format!("tsivy_start_{depth}"), |b| b.iter(|| perft(black_box(&start), depth)));
+        g.bench_function(format!("tsivy_start_{depth}"), |b| {
+            b.iter(|| perft(black_box(&start), depth))
+        });
     }
     g.finish();
 }

@@ -10,7 +10,14 @@ use std::hint::black_box;
 fn probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let board = Board::tsivy();
-    generate(dir.path(), board, &Signature::all_up_to(4), &Options::default(), |_| {}).unwrap();
+    generate(
+        dir.path(),
+        board,
+        &Signature::all_up_to(4),
+        &Options::default(),
+        |_| {},
+    )
+    .unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
     // Random positions of the 4-stone tables, from a fixed generator.
     let mut x = 0x2545_f491_4f6c_dd1du64;

@@ -46,7 +46,10 @@ unsafe fn text<'a>(s: *const c_char) -> Result<&'a str, c_int> {
 
 /// # Safety
 /// `tb` is null or a handle from `fanotb_open` not yet closed; `pos` as in `text`.
-unsafe fn args<'a>(tb: *const Tablebase, pos: *const c_char) -> Result<(&'a Tablebase, Position), c_int> {
+unsafe fn args<'a>(
+    tb: *const Tablebase,
+    pos: *const c_char,
+) -> Result<(&'a Tablebase, Position), c_int> {
     if tb.is_null() {
         return Err(fail(FANOTB_EARG, "null tablebase"));
     }
@@ -143,7 +146,10 @@ pub unsafe extern "C" fn fanotb_best_move(
         return fail(FANOTB_EARG, "null buffer");
     }
     let best = match tb.best_moves(&pos) {
-        Ok(b) => b.first().map(|m| m.mv.notation(pos.board())).unwrap_or_default(),
+        Ok(b) => b
+            .first()
+            .map(|m| m.mv.notation(pos.board()))
+            .unwrap_or_default(),
         Err(e) => return fail(FANOTB_ETABLE, e),
     };
     if best.len() + 1 > len {

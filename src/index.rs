@@ -59,15 +59,24 @@ pub fn rank_set(set: u64) -> u64 {
 
 /// The `k`-set of points below `n` with the given rank.
 pub fn unrank_set(mut rank: u64, k: usize, n: usize) -> u64 {
+    let t = binomials();
     let mut set = 0u64;
-    let mut c = n;
+    let mut hi = n; // every element left is below hi
     for i in (1..=k).rev() {
-        c -= 1;
-        while binom(c, i) > rank {
-            c -= 1;
+        // The largest c < hi with C(c, i) <= rank, by bisection (C(i-1, i) = 0).
+        let mut lo = i - 1;
+        let mut top = hi - 1;
+        while lo < top {
+            let mid = (lo + top).div_ceil(2);
+            if t[mid][i] <= rank {
+                lo = mid;
+            } else {
+                top = mid - 1;
+            }
         }
-        rank -= binom(c, i);
-        set |= 1 << c;
+        rank -= t[lo][i];
+        set |= 1 << lo;
+        hi = lo;
     }
     set
 }
@@ -189,7 +198,7 @@ pub struct Indexer {
     sig: Signature,
     /// C(n - N, M): placements of `them` for one placement of `us`.
     per_class: u64,
-    /// Raw rank of the representative of each class, ascending.
+    /// The representative set of each class, in rank order.
     class_rep: Vec<u64>,
     /// Raw rank of a set of `us` -> its class, if it is a representative.
     class_of: Vec<u32>,
@@ -209,7 +218,7 @@ impl Indexer {
             let set = unrank_set(r, k, n);
             if board.symmetries().iter().all(|g| g.apply(set) >= set) {
                 class_of[r as usize] = class_rep.len() as u32;
-                class_rep.push(r);
+                class_rep.push(set);
             }
         }
         Indexer {
@@ -284,7 +293,7 @@ impl Indexer {
     pub fn unrank(&self, index: u64) -> (u64, u64) {
         let (class, rest) = (index / self.per_class, index % self.per_class);
         let n = self.board.points();
-        let us = unrank_set(self.class_rep[class as usize], self.sig.us as usize, n);
+        let us = self.class_rep[class as usize];
         let them = unrank_in(rest, self.sig.them as usize, us, n);
         (us, them)
     }
@@ -319,11 +328,7 @@ impl Indexer {
 
     /// `us` of every entry in class `class` (entries `class*per_class ..`).
     pub fn class_set(&self, class: u64) -> u64 {
-        unrank_set(
-            self.class_rep[class as usize],
-            self.sig.us as usize,
-            self.board.points(),
-        )
+        self.class_rep[class as usize]
     }
 
     /// Entries per class.

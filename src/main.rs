@@ -550,7 +550,12 @@ fn run(cmd: Command) -> Result<()> {
                     Some(text) => {
                         let p = Position::parse_arg(&text)?;
                         if p.board() != b {
-                            return Err(format!("the position is on {}, not {}", p.board().size_name(), b.size_name()).into());
+                            return Err(format!(
+                                "the position is on {}, not {}",
+                                p.board().size_name(),
+                                b.size_name()
+                            )
+                            .into());
                         }
                         p
                     }
@@ -572,12 +577,25 @@ fn run(cmd: Command) -> Result<()> {
             }
             if json {
                 let list: Vec<_> = solutions.iter().map(solution_json).collect();
-                print_json(if all_small { json!(list) } else { list.into_iter().next().expect("one solution") });
+                print_json(if all_small {
+                    json!(list)
+                } else {
+                    list.into_iter().next().expect("one solution")
+                });
             } else if all_small {
                 outln!(
                     "{:<6} {:<11} {:<9} {:<9} {:>5} {:<20} {:>13} {:>9} {:>10} {:>10} {:<9}",
-                    "board", "literature", "material", "value", "depth", "best first moves", "positions",
-                    "seconds", "peak RSS", "disk", "published"
+                    "board",
+                    "literature",
+                    "material",
+                    "value",
+                    "depth",
+                    "best first moves",
+                    "positions",
+                    "seconds",
+                    "peak RSS",
+                    "disk",
+                    "published"
                 );
                 for s in &solutions {
                     let best: Vec<String> = s
@@ -678,7 +696,11 @@ fn describe_solution(s: &Solution) -> String {
     }
     t += "\n";
     t += &match s.search.outcome {
-        Some(o) if o == s.outcome => format!("search check: {} proved by a {}-node search over the move generator\n", describe(o), s.search.nodes),
+        Some(o) if o == s.outcome => format!(
+            "search check: {} proved by a {}-node search over the move generator\n",
+            describe(o),
+            s.search.nodes
+        ),
         Some(o) => format!("search check: MISMATCH, the search finds {}\n", describe(o)),
         None => format!("search check: no verdict within {} nodes\n", s.search.nodes),
     };

@@ -15,6 +15,7 @@
 //! Working memory: one `u16` per entry of the pair, plus the decoded smaller tables.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
@@ -208,9 +209,10 @@ fn build_pair(
     for (side, codes, stats) in solved {
         let sig = side.signature();
         let path = table_path(dir, board, sig);
-        let bar = stage_bar(opts, format!("{sig} write"), 0);
+        let stage = Stage::new(opts, sig.to_string(), codes.len() as u64);
+        stage.message("writing".into());
         let file_bytes = write_table(&path, board, sig, &codes, stats)?;
-        bar.finish_and_clear();
+        stage.finish();
         reports.push(TableReport {
             sig,
             path,
@@ -225,20 +227,78 @@ fn build_pair(
     Ok(reports)
 }
 
-fn stage_bar(opts: &Options, prefix: String, len: u64) -> ProgressBar {
-    if !opts.progress {
-        return ProgressBar::hidden();
+/// Progress of one stage: an indicatif bar on a terminal; on a log file (stderr not
+/// a terminal), a line when the stage starts, at most every 30 s while it runs, and
+/// when it ends.
+struct Stage {
+    bar: ProgressBar,
+    log: bool,
+    start: Instant,
+    last_line: std::sync::Mutex<Instant>,
+}
+
+impl Stage {
+    fn new(opts: &Options, prefix: String, len: u64) -> Stage {
+        let log = opts.progress && !std::io::stderr().is_terminal();
+        let bar = if opts.progress && !log {
+            let bar = ProgressBar::new(len);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{prefix:>12} {msg:<18} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_length(len);
+        bar.set_prefix(prefix);
+        let now = Instant::now();
+        Stage {
+            bar,
+            log,
+            start: now,
+            last_line: std::sync::Mutex::new(now),
+        }
     }
-    let bar = ProgressBar::new(len);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{prefix:>12} {msg:<18} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    bar.set_prefix(prefix);
-    bar
+
+    fn message(&self, msg: String) {
+        self.bar.set_message(msg);
+        self.bar.set_position(0);
+        self.log_line(false);
+    }
+
+    fn inc(&self, n: u64) {
+        self.bar.inc(n);
+        self.log_line(false);
+    }
+
+    fn log_line(&self, done: bool) {
+        if !self.log {
+            return;
+        }
+        let mut last = self.last_line.lock().expect("progress lock");
+        if done || last.elapsed().as_secs() >= 30 {
+            *last = Instant::now();
+            eprintln!(
+                "[{:>7.1} s] {} {}: {}/{} entries{}",
+                self.start.elapsed().as_secs_f64(),
+                self.bar.prefix(),
+                self.bar.message(),
+                self.bar.position(),
+                self.bar.length().unwrap_or(0),
+                if done { ", done" } else { "" }
+            );
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.set_position(self.bar.length().unwrap_or(0));
+        self.log_line(true);
+        self.bar.finish();
+    }
 }
 
 /// Loads every smaller table the pair's captures lead to.
@@ -339,17 +399,16 @@ fn solve_pair(
     // Stage 1: captures, immediate losses, counters.
     let max_init = AtomicU64::new(0);
     for (t, side) in sides.iter().enumerate() {
-        let bar = stage_bar(opts, side.signature().to_string(), side.size());
-        bar.set_message("captures/counters");
+        let bar = Stage::new(opts, side.signature().to_string(), side.size());
+        bar.message("captures/counters".into());
         let next = &sides[other(t)];
         let sig = side.signature();
         let side_deps: Vec<Option<&Dep>> = (0..=sig.them)
             .map(|left| deps.get(&Signature::new(left, sig.us)))
             .collect();
-        states[t]
-            .par_chunks(CHUNK)
-            .enumerate()
-            .for_each_init(|| (Vec::new(), Vec::new()), |(buf, succ), (c, chunk)| {
+        states[t].par_chunks(CHUNK).enumerate().for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(buf, succ), (c, chunk)| {
                 let first = (c * CHUNK) as u64;
                 let mut local_max = 0;
                 let mut mask = 0u64;
@@ -382,22 +441,22 @@ fn solve_pair(
                 marks[t][c].store(mask, Relaxed);
                 max_init.fetch_max(local_max, Relaxed);
                 bar.inc(chunk.len() as u64);
-            });
-        bar.finish_and_clear();
+            },
+        );
+        bar.finish();
     }
 
     // Stage 2: depth-ordered propagation over paika un-moves.
     let max_init = max_init.load(Relaxed) as u16;
     let mut level: u16 = 0;
     let total: u64 = sides.iter().map(Indexer::size).sum();
-    let bar = stage_bar(opts, key.to_string(), total);
+    let bar = Stage::new(opts, format!("{key} pair"), total);
     loop {
         let code = level + 1;
         if code >= REDUNDANT - 1 {
             return Err(RetroError::DepthOverflow(key));
         }
-        bar.set_message(format!("depth {level}"));
-        bar.set_position(0);
+        bar.message(format!("depth {level}"));
         let any = AtomicBool::new(false);
         for (t, side) in sides.iter().enumerate() {
             let prev = &sides[other(t)];
@@ -435,7 +494,7 @@ fn solve_pair(
         }
         level += 1;
     }
-    bar.finish_and_clear();
+    bar.finish();
 
     // Stage 3: draws, redundant entries, statistics.
     let mut out = Vec::new();

@@ -72,7 +72,11 @@ pub fn solve(
 ) -> Result<Solution, SolveError> {
     let board = pos.board();
     if pos.us() == 0 || pos.them() == 0 {
-        let side = if pos.us() == 0 { pos.turn() } else { pos.turn().other() };
+        let side = if pos.us() == 0 {
+            pos.turn()
+        } else {
+            pos.turn().other()
+        };
         return Err(SolveError::NoStones(side.name()));
     }
     let signature = Signature::of(pos.us(), pos.them());

@@ -9,7 +9,11 @@ fn fanotb() -> Command {
 
 fn json(args: &[&str]) -> Value {
     let out = fanotb().args(args).arg("--json").output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -25,23 +29,46 @@ fn fails(args: &[&str]) -> String {
 fn show_and_moves() {
     let out = fanotb().args(["show", "start"]).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains(" 3 B---W---B---W---.---B---W---B---W"), "{text}");
+    assert!(
+        text.contains(" 3 B---W---B---W---.---B---W---B---W"),
+        "{text}"
+    );
     assert!(text.contains("White to move"));
     let v = json(&["moves", "start"]);
-    assert_eq!(v["position"], "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w");
+    assert_eq!(
+        v["position"],
+        "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w"
+    );
     assert_eq!(v["distinct_results"], 5);
-    let d2 = v["moves"].as_array().unwrap().iter().find(|m| m["move"] == "d2-e3A").unwrap();
+    let d2 = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "d2-e3A")
+        .unwrap();
     assert_eq!(d2["captured"], serde_json::json!(["f4", "g5"]));
-    assert_eq!(d2["result"], "BBBBBB1BB/BBBBB1BBB/BWBWWBWBW/WWW1WWWWW/WWWWWWWWW b");
-    assert_eq!(json(&["show", "start:5x5"])["position"], "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w");
+    assert_eq!(
+        d2["result"],
+        "BBBBBB1BB/BBBBB1BBB/BWBWWBWBW/WWW1WWWWW/WWWWWWWWW b"
+    );
+    assert_eq!(
+        json(&["show", "start:5x5"])["position"],
+        "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w"
+    );
 }
 
 #[test]
 fn play_and_perft() {
     let v = json(&["play", "start", "d2-e3A", "c3-d2A"]);
-    assert_eq!(v["result"], "BBBBBB1BB/BBBBB1BBB/BW1WWBWBW/WWWBWWWWW/WWWW1WWWW w");
+    assert_eq!(
+        v["result"],
+        "BBBBBB1BB/BBBBB1BBB/BW1WWBWBW/WWWBWWWWW/WWWW1WWWW w"
+    );
     let err = fails(&["play", "start", "d2-e3A", "e4-f4"]);
-    assert!(err.contains("e4-f4") && err.contains("capture is compulsory"), "{err}");
+    assert!(
+        err.contains("e4-f4") && err.contains("capture is compulsory"),
+        "{err}"
+    );
     let err = fails(&["play", "start", "zz"]);
     assert!(err.contains("malformed move `zz`"), "{err}");
     assert_eq!(json(&["perft", "start", "4"])["count"], 18026);
@@ -71,7 +98,13 @@ fn generate_probe_line_stats_verify() {
     assert_eq!(v["positions"], 1980 + 2 * 42570);
     // Built again: everything is skipped.
     let v = json(&["generate", "--signature", "2v1", "--dir", d]);
-    assert!(v["tables"].as_array().unwrap().iter().all(|t| t["skipped"] == true));
+    assert!(
+        v["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["skipped"] == true)
+    );
 
     // The longest 2v1 win: 29 plies.
     let pos = "9/9/3B5/9/WW7 w";
@@ -88,17 +121,30 @@ fn generate_probe_line_stats_verify() {
     assert_eq!(line["line"].as_array().unwrap().len(), 29);
 
     // FANOTB_TABLES selects the directory too.
-    let out = fanotb().env("FANOTB_TABLES", d).args(["probe", pos]).output().unwrap();
+    let out = fanotb()
+        .env("FANOTB_TABLES", d)
+        .args(["probe", pos])
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("White to move: win in 29"));
 
     let stats = json(&["stats", "--dir", d]);
     assert_eq!(stats["total"]["positions"], 1980 + 2 * 42570);
-    let t21 = stats["tables"].as_array().unwrap().iter().find(|t| t["signature"] == "2v1").unwrap().clone();
+    let t21 = stats["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["signature"] == "2v1")
+        .unwrap()
+        .clone();
     assert_eq!(t21["longest_win"], 29);
     assert_eq!(t21["wins"], 40996);
     assert_eq!(json(&["verify", "--dir", d])["ok"], true);
 
     // A signature that is not there: the error names it and the command to build it.
     let err = fails(&["probe", "9/9/3B5/9/WWW6 w", "--dir", d]);
-    assert!(err.contains("3v1") && err.contains("fanotb generate"), "{err}");
+    assert!(
+        err.contains("3v1") && err.contains("fanotb generate"),
+        "{err}"
+    );
 }

@@ -6,14 +6,16 @@ use proptest::prelude::*;
 /// A random position on a random supported board.
 fn position() -> impl Strategy<Value = Position> {
     let boards = Board::all_supported();
-    (0..boards.len(), any::<u64>(), any::<u64>(), any::<bool>()).prop_map(move |(b, x, y, white)| {
-        let board = boards[b];
-        let (w, bl) = (x & board.all(), y & board.all() & !x);
-        // Thin out the stones so positions have room to move.
-        let keep = x.rotate_left(17) | y.rotate_left(31);
-        let turn = if white { Color::White } else { Color::Black };
-        Position::new(board, w & keep, bl & !keep, turn).unwrap()
-    })
+    (0..boards.len(), any::<u64>(), any::<u64>(), any::<bool>()).prop_map(
+        move |(b, x, y, white)| {
+            let board = boards[b];
+            let (w, bl) = (x & board.all(), y & board.all() & !x);
+            // Thin out the stones so positions have room to move.
+            let keep = x.rotate_left(17) | y.rotate_left(31);
+            let turn = if white { Color::White } else { Color::Black };
+            Position::new(board, w & keep, bl & !keep, turn).unwrap()
+        },
+    )
 }
 
 proptest! {
