@@ -84,6 +84,9 @@ impl Symmetry {
     }
 }
 
+/// A map of (x, y) to (x', y').
+type Transform = Box<dyn Fn(i32, i32) -> (i32, i32)>;
+
 pub struct Board {
     w: usize,
     h: usize,
@@ -213,7 +216,7 @@ impl Board {
     /// that map every line onto a line. Identity first.
     fn symmetry_maps(&self) -> Vec<Symmetry> {
         let (w, h) = (self.w as i32, self.h as i32);
-        let mut candidates: Vec<Box<dyn Fn(i32, i32) -> (i32, i32)>> = vec![
+        let mut candidates: Vec<Transform> = vec![
             Box::new(|x, y| (x, y)),
             Box::new(move |x, y| (w - 1 - x, y)),
             Box::new(move |x, y| (x, h - 1 - y)),

@@ -146,13 +146,12 @@ pub fn for_each_chain(
     f: &mut impl FnMut(&[Step], u64, u64),
 ) {
     let mut path = Vec::with_capacity(8);
-    chain_dfs(board, from, from, None, 1 << from, us, them, &mut path, f);
+    chain_dfs(board, from, None, 1 << from, us, them, &mut path, f);
 }
 
 #[allow(clippy::too_many_arguments)]
 fn chain_dfs(
     board: &Board,
-    from: u8,
     p: u8,
     last: Option<usize>,
     visited: u64,
@@ -192,17 +191,7 @@ fn chain_dfs(
                 taken,
             });
             f(path, nus, nthem);
-            chain_dfs(
-                board,
-                from,
-                q,
-                Some(d),
-                visited | 1 << q,
-                nus,
-                nthem,
-                path,
-                f,
-            );
+            chain_dfs(board, q, Some(d), visited | 1 << q, nus, nthem, path, f);
             path.pop();
         }
     }

@@ -478,7 +478,7 @@ fn solve_pair(
                         any.store(true, Relaxed);
                         let (us, them) = side.unrank(first + i as u64);
                         unmoves(board, us, them, prev, preds);
-                        let lost = level % 2 == 0;
+                        let lost = level.is_multiple_of(2);
                         for &q in preds.iter() {
                             if notify(&prev_states[q as usize], lost, code + 1) {
                                 prev_marks[q as usize / CHUNK]

@@ -191,7 +191,7 @@ impl Header {
                 longest_win: u64_at(72),
             },
         };
-        if header.block_entries == 0 || header.block_entries % 4 != 0 {
+        if header.block_entries == 0 || !header.block_entries.is_multiple_of(4) {
             return Err(corrupt("bad block size"));
         }
         Ok(header)
@@ -219,6 +219,16 @@ fn pack_wdl(codes: &[u16]) -> Vec<u8> {
                 .fold(0u8, |b, (i, &code)| b | code_wdl(code).bits() << (2 * i))
         })
         .collect()
+}
+
+/// The value of entry `i` of a packed value block (`None` for the invalid code 3).
+fn packed_wdl(block: &[u8], i: usize) -> Option<Wdl> {
+    match block[i / 4] >> (2 * (i % 4)) & 3 {
+        0 => Some(Wdl::Draw),
+        1 => Some(Wdl::Win),
+        2 => Some(Wdl::Loss),
+        _ => None,
+    }
 }
 
 fn depth_bytes(codes: &[u16]) -> Vec<u8> {
@@ -305,6 +315,9 @@ enum Stream {
     Depth = 1,
 }
 
+/// Decompressed blocks by stream and number.
+type BlockCache = HashMap<(Stream, usize), Arc<Vec<u8>>>;
+
 /// A table file opened read-only through a memory map, with a small cache of
 /// decompressed blocks.
 pub struct TableFile {
@@ -314,7 +327,7 @@ pub struct TableFile {
     /// Block offsets per stream (blocks + 1 each).
     offsets: [Vec<u64>; 2],
     checksums: [Vec<u64>; 2],
-    cache: Mutex<HashMap<(Stream, usize), Arc<Vec<u8>>>>,
+    cache: Mutex<BlockCache>,
 }
 
 impl std::fmt::Debug for TableFile {
@@ -493,12 +506,8 @@ impl TableFile {
     pub fn wdl(&self, index: u64) -> Result<Wdl, TableError> {
         let (b, i) = self.check_index(index)?;
         let blk = self.block(Stream::Wdl, b)?;
-        match blk[i / 4] >> (2 * (i % 4)) & 3 {
-            0 => Ok(Wdl::Draw),
-            1 => Ok(Wdl::Win),
-            2 => Ok(Wdl::Loss),
-            _ => Err(self.corrupt(format!("entry {index}: invalid value bits"))),
-        }
+        packed_wdl(&blk, i)
+            .ok_or_else(|| self.corrupt(format!("entry {index}: invalid value bits")))
     }
 
     /// The in-memory code of an entry (value and depth).
@@ -514,7 +523,7 @@ impl TableFile {
         let ok = match wdl {
             Wdl::Draw => depth == 0,
             Wdl::Win => depth % 2 == 1,
-            Wdl::Loss => depth % 2 == 0,
+            Wdl::Loss => depth.is_multiple_of(2),
         };
         if !ok || depth >= u16::MAX - 1 {
             return Err(self.corrupt(format!(
@@ -534,12 +543,9 @@ impl TableFile {
                 let first = b as u64 * self.header.block_entries as u64;
                 (0..depth.len() / 2)
                     .map(|i| {
-                        let w = match wdl[i / 4] >> (2 * (i % 4)) & 3 {
-                            0 => Wdl::Draw,
-                            1 => Wdl::Win,
-                            2 => Wdl::Loss,
-                            _ => return Err(self.corrupt("invalid value bits".into())),
-                        };
+                        let w = packed_wdl(&wdl, i).ok_or_else(|| {
+                            self.corrupt(format!("entry {}: invalid value bits", first + i as u64))
+                        })?;
                         let d = u16::from_le_bytes([depth[2 * i], depth[2 * i + 1]]);
                         self.make_code(first + i as u64, w, d)
                     })

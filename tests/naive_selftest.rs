@@ -6,6 +6,9 @@ mod common;
 use common::naive::*;
 use std::collections::HashMap;
 
+/// A map of (x, y) to (x', y').
+type Transform = Box<dyn Fn(usize, usize) -> (usize, usize)>;
+
 const TSIVY_START: &str = "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w";
 
 fn find<'a>(ms: &'a [NaiveMove], notation: &str) -> Option<&'a NaiveMove> {
@@ -306,7 +309,7 @@ fn check_consistent(table: &HashMap<NaivePos, Value>) {
 }
 
 fn check_symmetric(table: &HashMap<NaivePos, Value>, w: usize, h: usize) {
-    let mut syms: Vec<Box<dyn Fn(usize, usize) -> (usize, usize)>> = vec![
+    let mut syms: Vec<Transform> = vec![
         Box::new(move |x, y| (w - 1 - x, y)),
         Box::new(move |x, y| (x, h - 1 - y)),
         Box::new(move |x, y| (w - 1 - x, h - 1 - y)),

@@ -1,4 +1,3 @@
-#![allow(dead_code)]
 //! Naive, independent reference implementation of the Fanorona rules of
 //! `/work/shared/RULES.md`, used only by tests.
 //!
@@ -6,6 +5,10 @@
 //! index `y * w + x`), moves are generated with plain loops over points and
 //! the 8 directions, and positions are solved by plain value iteration.
 //! Nothing here depends on the crate under test.
+
+#![allow(dead_code)]
+// Plain argument lists keep the reference obviously correct.
+#![allow(clippy::too_many_arguments)]
 
 use std::collections::{HashMap, HashSet};
 
@@ -86,9 +89,7 @@ pub fn parse(text: &str) -> NaivePos {
                 'B' => cells.push(BLACK),
                 '1'..='9' => {
                     let n = ch as usize - '0' as usize;
-                    for _ in 0..n {
-                        cells.push(EMPTY);
-                    }
+                    cells.extend(std::iter::repeat_n(EMPTY, n));
                 }
                 other => panic!("bad character {other:?} in {text:?}"),
             }
@@ -171,7 +172,7 @@ pub fn start(w: usize, h: usize) -> NaivePos {
             } else {
                 // mirror of column w-1-x, colour swapped
                 let mx = w - 1 - x;
-                let mirrored = if mx % 2 == 0 { BLACK } else { WHITE };
+                let mirrored = if mx.is_multiple_of(2) { BLACK } else { WHITE };
                 if mirrored == BLACK { WHITE } else { BLACK }
             };
             cells[y * w + x] = c;
@@ -189,7 +190,7 @@ pub fn start(w: usize, h: usize) -> NaivePos {
 /// orthogonal lines always, diagonal lines only from strong points (x + y even).
 pub fn step(w: usize, h: usize, x: usize, y: usize, dx: i32, dy: i32) -> Option<(usize, usize)> {
     let diagonal = dx != 0 && dy != 0;
-    if diagonal && (x + y) % 2 != 0 {
+    if diagonal && !(x + y).is_multiple_of(2) {
         return None;
     }
     let nx = x as i32 + dx;
