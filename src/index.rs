@@ -336,6 +336,16 @@ impl Indexer {
         self.per_class
     }
 
+    /// Whether some symmetry other than the identity maps the stones of class
+    /// `class` onto themselves. When none does, every entry of the class is canonical
+    /// and stands for a full orbit.
+    pub fn class_is_symmetric(&self, class: u64) -> bool {
+        let us = self.class_set(class);
+        self.board.symmetries()[1..]
+            .iter()
+            .any(|g| g.apply(us) == us)
+    }
+
     /// How many distinct placements the entry stands for: its orbit size, or 0 for a
     /// redundant entry (an image of a smaller canonical entry).
     pub fn weight(&self, index: u64) -> u64 {

@@ -570,9 +570,11 @@ fn table_stats(side: &Indexer, codes: &[u16]) -> Stats {
         .map(|(class, chunk)| {
             let mut s = Stats::default();
             let first = (class * per_class) as u64;
+            let symmetric = side.class_is_symmetric(class as u64);
+            let full = side.board().symmetries().len() as u64;
             for (i, &c) in chunk.iter().enumerate() {
                 let index = first + i as u64;
-                let w = side.weight(index);
+                let w = if symmetric { side.weight(index) } else { full };
                 match code_wdl(c) {
                     Wdl::Win => {
                         s.wins += w;

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use memmap2::Mmap;
 use rayon::prelude::*;
 use thiserror::Error;
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::board::Board;
 use crate::index::Signature;
@@ -266,46 +266,48 @@ pub fn write_table(
             .collect(),
     ];
     let blocks = header.blocks();
+    let mut head = Vec::with_capacity(HEADER_LEN + 4 * (blocks + 1) * 8);
+    head.extend_from_slice(&header.encode());
     let dir_len = 2 * (blocks + 1) * 8 + 2 * blocks * 8 + 8;
-    let mut out = Vec::new();
-    out.extend_from_slice(&header.encode());
     let mut offset = (HEADER_LEN + dir_len) as u64;
     for stream in &streams {
         for block in stream {
-            out.extend_from_slice(&offset.to_le_bytes());
+            head.extend_from_slice(&offset.to_le_bytes());
             offset += block.len() as u64;
         }
-        out.extend_from_slice(&offset.to_le_bytes());
+        head.extend_from_slice(&offset.to_le_bytes());
     }
     for stream in &streams {
         for block in stream {
-            out.extend_from_slice(&xxh3_64(block).to_le_bytes());
+            head.extend_from_slice(&xxh3_64(block).to_le_bytes());
         }
     }
-    let meta = xxh3_64(&out);
-    out.extend_from_slice(&meta.to_le_bytes());
-    for stream in &streams {
-        for block in stream {
-            out.extend_from_slice(block);
-        }
-    }
-    let whole = xxh3_64(&out);
-    out.extend_from_slice(&whole.to_le_bytes());
-    out.extend_from_slice(&END_MAGIC);
+    let meta = xxh3_64(&head);
+    head.extend_from_slice(&meta.to_le_bytes());
 
     let parent = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(io_err(parent))?;
     let tmp = path.with_extension("fntb.tmp");
-    let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
-    f.write_all(&out).map_err(io_err(&tmp))?;
-    f.sync_all().map_err(io_err(&tmp))?;
-    drop(f);
+    let file = File::create(&tmp).map_err(io_err(&tmp))?;
+    // Streamed through a hasher: the compressed blocks are not copied into one buffer.
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut whole = Xxh3::new();
+    for piece in std::iter::once(&head[..]).chain(streams.iter().flatten().map(Vec::as_slice)) {
+        whole.update(piece);
+        out.write_all(piece).map_err(io_err(&tmp))?;
+    }
+    out.write_all(&whole.digest().to_le_bytes())
+        .map_err(io_err(&tmp))?;
+    out.write_all(&END_MAGIC).map_err(io_err(&tmp))?;
+    let file = out.into_inner().map_err(|e| io_err(&tmp)(e.into_error()))?;
+    file.sync_all().map_err(io_err(&tmp))?;
+    drop(file);
     fs::rename(&tmp, path).map_err(io_err(path))?;
     // Make the rename itself durable.
     File::open(parent)
         .and_then(|d| d.sync_all())
         .map_err(io_err(parent))?;
-    Ok(out.len() as u64)
+    Ok(offset + 16)
 }
 
 /// Which stream of blocks.

@@ -529,3 +529,229 @@ pub fn solve_all(w: usize, h: usize, max_stones: usize) -> HashMap<NaivePos, Val
     }
     out
 }
+
+/// Dense solution of a whole small board: every configuration with
+/// 1..=max_per_side stones of each colour, White to move (Black to move is the
+/// colour-swapped position, with the same value).
+///
+/// Positions are named by their base-3 code: cell i contributes 3^i * c, with
+/// c = 0 empty, 1 white, 2 black (the same cell index y * w + x as `NaivePos`).
+pub struct WholeBoard {
+    pub w: usize,
+    pub h: usize,
+    pub max_per_side: usize,
+    /// Base-3 codes of the positions in the set, ascending.
+    pub codes: Vec<u32>,
+    /// Indexed by base-3 code: 0 = not decided (a draw, or not in the set),
+    /// otherwise depth + 1 (an odd depth is a win, an even depth a loss).
+    packed: Vec<u16>,
+}
+
+/// Successor target meaning "the side to move there has no stones": Loss(0) for it.
+const NO_STONES: u32 = u32::MAX;
+
+/// Base-3 code of a cell array as seen by the side to move: the mover's stones
+/// count as white (1) and the other side's as black (2).
+fn white_to_move_code(cells: &[u8], white_to_move: bool) -> u32 {
+    let mut code: u32 = 0;
+    for &c in cells.iter().rev() {
+        let d = match (c, white_to_move) {
+            (EMPTY, _) => 0,
+            (WHITE, true) | (BLACK, false) => 1,
+            _ => 2,
+        };
+        code = code * 3 + d;
+    }
+    code
+}
+
+/// The cells of a base-3 code (cell i is digit i).
+pub fn decode_code(mut code: u32, n: usize) -> Vec<u8> {
+    let mut cells = vec![EMPTY; n];
+    for c in cells.iter_mut() {
+        *c = match code % 3 {
+            0 => EMPTY,
+            1 => WHITE,
+            _ => BLACK,
+        };
+        code /= 3;
+    }
+    assert!(code == 0, "code has more digits than the board has points");
+    cells
+}
+
+impl WholeBoard {
+    /// Value of any position of the set (either side to move).
+    pub fn value(&self, p: &NaivePos) -> Value {
+        assert!(p.w == self.w && p.h == self.h, "wrong board size");
+        let (nw, nb) = (p.count(WHITE), p.count(BLACK));
+        assert!(
+            (1..=self.max_per_side).contains(&nw) && (1..=self.max_per_side).contains(&nb),
+            "{} is outside the solved set",
+            to_text(p)
+        );
+        self.value_of_code(white_to_move_code(&p.cells, p.white_to_move))
+    }
+
+    /// Value of the White-to-move position with this base-3 code (must be in the set).
+    pub fn value_of_code(&self, code: u32) -> Value {
+        match self.packed[code as usize] {
+            0 => Value::Draw,
+            v => {
+                let d = (v - 1) as u32;
+                if d % 2 == 1 {
+                    Value::Win(d)
+                } else {
+                    Value::Loss(d)
+                }
+            }
+        }
+    }
+
+    /// The White-to-move position with this base-3 code.
+    pub fn position(&self, code: u32) -> NaivePos {
+        NaivePos {
+            w: self.w,
+            h: self.h,
+            cells: decode_code(code, self.w * self.h),
+            white_to_move: true,
+        }
+    }
+}
+
+/// Solve every position of a whole w x h board with 1..=max_per_side stones of
+/// each colour, with the semantics of `solve_all`: successors from the naive move
+/// generator, then value iteration by depth (pass k decides Win(k) for odd k and
+/// Loss(k) for even k); what is never decided is a draw.
+pub fn solve_whole_board(w: usize, h: usize, max_per_side: usize) -> WholeBoard {
+    check_size(w, h);
+    let n = w * h;
+    let total = 3u64.pow(n as u32);
+    assert!(
+        total < u32::MAX as u64,
+        "board {w}x{h} too large for a dense solve"
+    );
+    let in_set =
+        |nw: usize, nb: usize| (1..=max_per_side).contains(&nw) && (1..=max_per_side).contains(&nb);
+
+    // The set, and each position's distinct successors as White-to-move codes
+    // (CSR: the successors of codes[i] are targets[offsets[i]..offsets[i + 1]]).
+    let mut codes: Vec<u32> = Vec::new();
+    let mut offsets: Vec<u64> = vec![0];
+    let mut targets: Vec<u32> = Vec::new();
+    let mut cells = vec![EMPTY; n];
+    for code in 0..total as u32 {
+        // Next configuration: cells = digits of code.
+        if code > 0 {
+            for c in cells.iter_mut() {
+                if *c == BLACK {
+                    *c = EMPTY; // carry
+                } else {
+                    *c += 1;
+                    break;
+                }
+            }
+        }
+        let nw = cells.iter().filter(|&&c| c == WHITE).count();
+        let nb = cells.iter().filter(|&&c| c == BLACK).count();
+        if !in_set(nw, nb) {
+            continue;
+        }
+        let p = NaivePos {
+            w,
+            h,
+            cells: cells.clone(),
+            white_to_move: true,
+        };
+        debug_assert_eq!(white_to_move_code(&p.cells, true), code);
+        for s in distinct_successors(&p) {
+            assert!(!s.white_to_move);
+            let (sw, sb) = (s.count(WHITE), s.count(BLACK));
+            if sb == 0 {
+                targets.push(NO_STONES);
+                continue;
+            }
+            // Seen from Black, the mover: sb own stones, sw enemy stones.
+            assert!(
+                in_set(sb, sw),
+                "successor {} of {} is not in the set",
+                to_text(&s),
+                to_text(&p)
+            );
+            targets.push(white_to_move_code(&s.cells, false));
+        }
+        codes.push(code);
+        offsets.push(targets.len() as u64);
+    }
+    targets.shrink_to_fit();
+
+    // Value iteration, in place (a pass only assigns values its own tests ignore:
+    // odd passes look for Loss(k-1) and assign wins, even passes need all wins
+    // and assign losses).
+    let mut packed = vec![0u16; total as usize];
+    let pack = |d: u32| -> u16 { u16::try_from(d + 1).expect("depth fits u16") };
+    let succ = |i: usize| &targets[offsets[i] as usize..offsets[i + 1] as usize];
+    // Pass 0: no legal move => lost in 0.
+    let mut undecided: Vec<u32> = Vec::new();
+    for i in 0..codes.len() {
+        if succ(i).is_empty() {
+            packed[codes[i] as usize] = pack(0);
+        } else {
+            undecided.push(i as u32);
+        }
+    }
+    let mut k: u32 = 1;
+    let mut odd_pass_changed = true;
+    loop {
+        let before = undecided.len();
+        if k % 2 == 1 {
+            // Win(k) if some successor is Loss(k-1).
+            let want = pack(k - 1);
+            undecided.retain(|&i| {
+                let i = i as usize;
+                let win = succ(i).iter().any(|&t| {
+                    if t == NO_STONES {
+                        k == 1
+                    } else {
+                        packed[t as usize] == want
+                    }
+                });
+                if win {
+                    packed[codes[i] as usize] = pack(k);
+                }
+                !win
+            });
+        } else {
+            // Loss(k) if every successor is a decided Win(j) with j < k.
+            undecided.retain(|&i| {
+                let i = i as usize;
+                let loss = succ(i).iter().all(|&t| {
+                    if t == NO_STONES {
+                        return false; // Loss(0) for the opponent, not a win
+                    }
+                    let v = packed[t as usize];
+                    v != 0 && (v - 1) % 2 == 1 && ((v - 1) as u32) < k
+                });
+                if loss {
+                    packed[codes[i] as usize] = pack(k);
+                }
+                !loss
+            });
+        }
+        let changed = undecided.len() != before;
+        if k % 2 == 1 {
+            odd_pass_changed = changed;
+        } else if !odd_pass_changed && !changed {
+            break;
+        }
+        k += 1;
+    }
+
+    WholeBoard {
+        w,
+        h,
+        max_per_side,
+        codes,
+        packed,
+    }
+}
