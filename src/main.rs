@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use serde_json::json;
 
 use fanotb::index::{Indexer, Signature};
-use fanotb::probe::{Outcome, Tablebase};
+use fanotb::probe::{MoveOutcome, Outcome, Tablebase, best_count};
 use fanotb::retro::{Options, TableReport, generate, peak_rss};
 use fanotb::solve::{SMALL_BOARDS, Solution, published, solve};
 use fanotb::table::{TableFile, Wdl};
@@ -353,21 +353,17 @@ fn run(cmd: Command) -> Result<()> {
             tables,
             json,
         } => {
-            let pos = Position::parse_arg(&position)?;
-            let tb = Tablebase::open(&tables.dir)?;
-            let outcome = tb.probe(&pos)?;
+            let (pos, tb, outcome) = open_and_probe(&position, &tables)?;
             let moves = tb.moves(&pos)?;
-            let best = tb.best_moves(&pos)?;
             let b = pos.board();
+            let best: Vec<String> = moves[..best_count(&moves)]
+                .iter()
+                .map(|m| m.mv.notation(b))
+                .collect();
             if json {
-                let list: Vec<_> = moves
-                    .iter()
-                    .map(|m| json!({"move": m.mv.notation(b), "value": m.outcome.value.name(), "depth": m.outcome.depth}))
-                    .collect();
-                let best: Vec<_> = best.iter().map(|m| m.mv.notation(b)).collect();
                 print_json(
                     json!({"position": pos.to_string(), "value": outcome.value.name(),
-                    "depth": outcome.depth, "moves": list, "best": best}),
+                    "depth": outcome.depth, "moves": moves_json(b, &moves), "best": best}),
                 );
             } else {
                 outln!("{pos}");
@@ -375,15 +371,12 @@ fn run(cmd: Command) -> Result<()> {
                 for m in &moves {
                     outln!("  {:<16} {}", m.mv.notation(b), describe(m.outcome));
                 }
-                let best: Vec<_> = best.iter().map(|m| m.mv.notation(b)).collect();
-                outln!(
-                    "best: {}",
-                    if best.is_empty() {
-                        "-".into()
-                    } else {
-                        best.join(" ")
-                    }
-                );
+                let best = if best.is_empty() {
+                    "-".into()
+                } else {
+                    best.join(" ")
+                };
+                outln!("best: {best}");
             }
         }
         Command::Line {
@@ -391,9 +384,7 @@ fn run(cmd: Command) -> Result<()> {
             tables,
             json,
         } => {
-            let pos = Position::parse_arg(&position)?;
-            let tb = Tablebase::open(&tables.dir)?;
-            let outcome = tb.probe(&pos)?;
+            let (pos, tb, outcome) = open_and_probe(&position, &tables)?;
             let line = tb.line(&pos)?;
             let b = pos.board();
             if json {
@@ -598,10 +589,8 @@ fn run(cmd: Command) -> Result<()> {
                     "published"
                 );
                 for s in &solutions {
-                    let best: Vec<String> = s
-                        .moves
+                    let best: Vec<String> = s.moves[..best_count(&s.moves)]
                         .iter()
-                        .filter(|m| m.outcome == s.moves[0].outcome)
                         .map(|m| m.mv.notation(s.board))
                         .collect();
                     outln!(
@@ -736,7 +725,7 @@ fn solution_json(s: &Solution) -> serde_json::Value {
         "depth": s.outcome.depth,
         "published": published(b),
         "search": {"value": s.search.outcome.map(|o| o.value.name()), "depth": s.search.outcome.and_then(|o| o.depth), "nodes": s.search.nodes},
-        "moves": s.moves.iter().map(|m| json!({"move": m.mv.notation(b), "value": m.outcome.value.name(), "depth": m.outcome.depth})).collect::<Vec<_>>(),
+        "moves": moves_json(b, &s.moves),
         "line": s.line.iter().map(|m| json!({"move": m.mv.notation(b), "position": m.result.to_string()})).collect::<Vec<_>>(),
         "tables": s.tables.len(),
         "positions": s.positions,
@@ -744,4 +733,20 @@ fn solution_json(s: &Solution) -> serde_json::Value {
         "peak_rss": s.peak_rss,
         "disk_bytes": s.disk_bytes,
     })
+}
+
+/// Parses a position, opens the tables and probes it.
+fn open_and_probe(position: &str, tables: &TablesArg) -> Result<(Position, Tablebase, Outcome)> {
+    let pos = Position::parse_arg(position)?;
+    let tb = Tablebase::open(&tables.dir)?;
+    let outcome = tb.probe(&pos)?;
+    Ok((pos, tb, outcome))
+}
+
+/// Moves with their outcomes, for `--json`.
+fn moves_json(b: &Board, moves: &[MoveOutcome]) -> Vec<serde_json::Value> {
+    moves
+        .iter()
+        .map(|m| json!({"move": m.mv.notation(b), "value": m.outcome.value.name(), "depth": m.outcome.depth}))
+        .collect()
 }

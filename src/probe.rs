@@ -205,14 +205,10 @@ impl Tablebase {
 
     /// The moves that keep the position's value with the best depth.
     pub fn best_moves(&self, pos: &Position) -> Result<Vec<MoveOutcome>, ProbeError> {
-        let moves = self.moves(pos)?;
-        let Some(best) = moves.first().map(|m| m.outcome) else {
-            return Ok(moves);
-        };
-        Ok(moves
-            .into_iter()
-            .take_while(|m| m.outcome == best)
-            .collect())
+        let mut moves = self.moves(pos)?;
+        let n = best_count(&moves);
+        moves.truncate(n);
+        Ok(moves)
     }
 
     /// The principal line: best moves (the first of equals) until the game ends. A
@@ -237,4 +233,12 @@ impl Tablebase {
         }
         Ok(line)
     }
+}
+
+/// How many moves at the front of a best-first list (as `Tablebase::moves` gives it)
+/// share the best outcome.
+pub fn best_count(moves: &[MoveOutcome]) -> usize {
+    moves.first().map_or(0, |b| {
+        moves.iter().take_while(|m| m.outcome == b.outcome).count()
+    })
 }
