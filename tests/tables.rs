@@ -25,30 +25,13 @@ fn build(dir: &Path, board: &'static Board, max: usize) {
     .unwrap();
 }
 
-fn expected(v: Value) -> Outcome {
-    match v {
-        Value::Win(d) => Outcome {
-            value: Wdl::Win,
-            depth: Some(d),
-        },
-        Value::Loss(d) => Outcome {
-            value: Wdl::Loss,
-            depth: Some(d),
-        },
-        Value::Draw => Outcome {
-            value: Wdl::Draw,
-            depth: None,
-        },
-    }
-}
-
 /// Every position of the brute force, probed in the tables; returns the brute
 /// force's (wins, draws, losses) counts.
 fn compare_all(tb: &Tablebase, solved: &HashMap<NaivePos, Value>) -> (u64, u64, u64) {
     let mut counts = (0, 0, 0);
     for (np, &v) in solved {
         let pos: Position = naive::to_text(np).parse().unwrap();
-        assert_eq!(tb.probe(&pos).unwrap(), expected(v), "{pos}");
+        assert_eq!(tb.probe(&pos).unwrap(), common::outcome(v), "{pos}");
         match v {
             Value::Win(_) => counts.0 += 1,
             Value::Draw => counts.1 += 1,
