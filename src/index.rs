@@ -331,6 +331,11 @@ impl Indexer {
         self.class_rep[class as usize]
     }
 
+    /// Heap memory of the indexer's class tables.
+    pub fn heap_bytes(&self) -> u64 {
+        (self.class_of.len() * 4 + self.class_rep.len() * 8) as u64
+    }
+
     /// Entries per class.
     pub fn per_class(&self) -> u64 {
         self.per_class

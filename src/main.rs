@@ -330,7 +330,7 @@ fn run(cmd: Command) -> Result<()> {
                     .map(|r| {
                         json!({"signature": r.sig.to_string(), "path": r.path, "positions": r.stats.placements,
                         "entries": r.entries, "seconds": r.seconds, "bytes": r.file_bytes, "skipped": r.skipped,
-                        "peak_rss": r.peak_rss})
+                        "peak_rss": r.peak_rss, "memory_bound": r.memory_bound})
                     })
                     .collect();
                 print_json(
@@ -642,12 +642,13 @@ fn generate_line(r: &TableReport) -> String {
         );
     }
     format!(
-        "{:<6} {:>15} positions {:>12} entries {:>8.2} s  peak {:>10}  {:>10} bytes  W {} D {} L {}",
+        "{:<6} {:>15} positions {:>12} entries {:>8.2} s  peak {:>10} (bound {:>10})  {:>10} bytes  W {} D {} L {}",
         r.sig.to_string(),
         r.stats.placements,
         r.entries,
         r.seconds,
         human_bytes(r.peak_rss.unwrap_or(0)),
+        human_bytes(r.memory_bound),
         r.file_bytes,
         r.stats.wins,
         r.stats.draws,

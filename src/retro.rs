@@ -77,10 +77,13 @@ pub struct TableReport {
     pub file_bytes: u64,
     /// Seconds to build the pair this table belongs to (0 when skipped).
     pub seconds: f64,
-    /// Peak resident memory of the process so far, in bytes (when the OS tells).
+    /// Peak resident memory while the pair was built, in bytes (when the OS tells).
     pub peak_rss: Option<u64>,
     /// Already complete and valid on disk.
     pub skipped: bool,
+    /// The working memory the generator allows itself for the pair (see
+    /// `memory_bound`); 0 when skipped.
+    pub memory_bound: u64,
 }
 
 /// A decoded smaller table used to value captures.
@@ -115,6 +118,12 @@ pub fn build_plan(targets: &[Signature]) -> Vec<Signature> {
 
 fn pair_key(s: Signature) -> Signature {
     if s.us <= s.them { s } else { s.flipped() }
+}
+
+/// Starts a new peak for `peak_rss`, so each pair reports its own (Linux; elsewhere
+/// the peak stays the process's).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 /// Peak resident set size of this process, from /proc (Linux).
@@ -199,11 +208,13 @@ fn build_pair(
                 seconds: 0.0,
                 peak_rss: peak_rss(),
                 skipped: true,
+                memory_bound: 0,
             })
             .collect());
     }
+    reset_peak_rss();
     let start = Instant::now();
-    let solved = solve_pair(dir, board, key, opts)?;
+    let (solved, bound) = solve_pair(dir, board, key, opts)?;
     let seconds = start.elapsed().as_secs_f64();
     let mut reports = Vec::new();
     for (side, codes, stats) in solved {
@@ -222,6 +233,7 @@ fn build_pair(
             seconds,
             peak_rss: peak_rss(),
             skipped: false,
+            memory_bound: bound,
         });
     }
     Ok(reports)
@@ -375,10 +387,11 @@ fn solve_pair(
     board: &'static Board,
     key: Signature,
     opts: &Options,
-) -> Result<Vec<Solved>, RetroError> {
+) -> Result<(Vec<Solved>, u64), RetroError> {
     let sigs = members(key);
     let deps = load_deps(dir, board, &sigs)?;
     let sides: Vec<Indexer> = sigs.iter().map(|&s| Indexer::new(board, s)).collect();
+    let bound = memory_bound(&sides, deps.values());
     // The table a paika from side t leads to.
     let other = |t: usize| if sides.len() == 1 { 0 } else { 1 - t };
     let states: Vec<Vec<AtomicU16>> = sides
@@ -521,7 +534,28 @@ fn solve_pair(
         let stats = table_stats(&side, &codes);
         out.push((side, codes, stats));
     }
-    Ok(out)
+    Ok((out, bound))
+}
+
+/// The most working memory building a pair takes, by construction: while solving,
+/// 2 bytes per entry of the pair (plus its chunk marks), the decoded smaller tables
+/// (2 bytes per entry) and every indexer; while writing, the pair's codes and one
+/// table's compressed blocks (never larger than 2.25 bytes per entry, the raw size);
+/// plus 64 MiB for the program, thread stacks and buffers.
+fn memory_bound<'a>(sides: &[Indexer], deps: impl Iterator<Item = &'a Dep>) -> u64 {
+    let entries: u64 = sides.iter().map(Indexer::size).sum();
+    let largest = sides.iter().map(Indexer::size).max().unwrap_or(0);
+    let marks = sides
+        .iter()
+        .map(|s| 8 * s.size().div_ceil(CHUNK as u64))
+        .sum::<u64>();
+    let indexers: u64 = sides.iter().map(Indexer::heap_bytes).sum();
+    let deps: u64 = deps
+        .map(|d| 2 * d.codes.len() as u64 + d.idx.heap_bytes())
+        .sum();
+    let solving = 2 * entries + marks + indexers + deps;
+    let writing = 2 * entries + indexers + largest * 9 / 4;
+    solving.max(writing) + (64 << 20)
 }
 
 /// The distinct table entries of the paika predecessors of `(us, them)` (the side

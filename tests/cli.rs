@@ -148,3 +148,24 @@ fn generate_probe_line_stats_verify() {
         "{err}"
     );
 }
+
+#[test]
+fn solve_a_small_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let v = json(&["solve", "3x3", "--dir", d]);
+    assert_eq!(v["board"], "3x3");
+    assert_eq!(v["value"], "win");
+    assert_eq!(v["depth"], 11);
+    assert_eq!(v["published"], "win");
+    assert_eq!(v["search"]["value"], "win");
+    assert_eq!(v["line"].as_array().unwrap().len(), 11);
+    let out = fanotb()
+        .args(["solve", "3x3", "--dir", d])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("White to move wins (win in 11)"), "{text}");
+    let err = fails(&["solve", "3x3", "--position", "start", "--dir", d]);
+    assert!(err.contains("not 3x3"), "{err}");
+}
