@@ -41,14 +41,13 @@ pub enum BoardError {
 /// A symmetry of the board as a permutation of points, with byte tables so a whole
 /// bitboard is mapped with eight lookups.
 pub struct Symmetry {
-    map: [u8; 64],
     bytes: Box<[[u64; 256]; 8]>,
     /// Bytes of a bitboard that hold points (the others are always zero).
     used: usize,
 }
 
 impl Symmetry {
-    fn new(map: [u8; 64], n: usize) -> Self {
+    fn new(map: &[u8; 64], n: usize) -> Self {
         let mut bytes = Box::new([[0u64; 256]; 8]);
         for (chunk, table) in bytes.iter_mut().enumerate() {
             for (v, out) in table.iter_mut().enumerate() {
@@ -61,16 +60,9 @@ impl Symmetry {
             }
         }
         Symmetry {
-            map,
             bytes,
             used: n.div_ceil(8),
         }
-    }
-
-    /// Image of one point.
-    #[inline]
-    pub fn point(&self, p: u8) -> u8 {
-        self.map[p as usize]
     }
 
     /// Image of a set of points.
@@ -238,7 +230,7 @@ impl Board {
                 }
             }
             if self.preserves_lines(&map) {
-                out.push(Symmetry::new(map, self.points()));
+                out.push(Symmetry::new(&map, self.points()));
             }
         }
         out
@@ -274,10 +266,6 @@ impl Board {
     #[inline]
     pub fn strong(&self) -> u64 {
         self.strong
-    }
-    /// The centre point.
-    pub fn centre(&self) -> u8 {
-        ((self.h / 2) * self.w + self.w / 2) as u8
     }
     /// Symmetries of the board, identity first.
     pub fn symmetries(&self) -> &[Symmetry] {

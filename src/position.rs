@@ -231,17 +231,6 @@ impl Position {
         self.board.all() & !(self.white | self.black)
     }
 
-    /// The same position with colours swapped (White's stones become Black's and the
-    /// side to move changes colour); it has the same value.
-    pub fn color_swapped(&self) -> Position {
-        Position {
-            board: self.board,
-            white: self.black,
-            black: self.white,
-            turn: self.turn.other(),
-        }
-    }
-
     /// A text diagram with the board's lines, stones and the side to move.
     pub fn diagram(&self) -> String {
         let b = self.board;

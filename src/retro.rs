@@ -14,7 +14,7 @@
 //!
 //! Working memory: one `u16` per entry of the pair, plus the decoded smaller tables.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
@@ -24,7 +24,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::board::{Board, bits};
+use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::movegen::{capture_results, capturers, for_each_paika, has_capture};
 use crate::table::{
@@ -637,26 +637,4 @@ fn table_stats(side: &Indexer, codes: &[u16]) -> Stats {
     }
     total.placements = total.wins + total.draws + total.losses;
     total
-}
-
-/// The stones of a set, for messages.
-pub fn describe(board: &Board, set: u64) -> String {
-    bits(set)
-        .map(|p| board.point_name(p))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Every signature with at most `max` stones, as build targets.
-pub fn targets_up_to(max: usize) -> Vec<Signature> {
-    Signature::all_up_to(max)
-}
-
-/// Signatures grouped by stone count, for summaries.
-pub fn by_stones(reports: &[TableReport]) -> BTreeMap<usize, Vec<&TableReport>> {
-    let mut m: BTreeMap<usize, Vec<&TableReport>> = BTreeMap::new();
-    for r in reports {
-        m.entry(r.sig.stones()).or_default().push(r);
-    }
-    m
 }
