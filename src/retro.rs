@@ -81,8 +81,8 @@ pub struct TableReport {
     pub peak_rss: Option<u64>,
     /// Already complete and valid on disk.
     pub skipped: bool,
-    /// The working memory the generator allows itself for the pair (see
-    /// `memory_bound`); 0 when skipped.
+    /// The most memory the process may hold while building the pair: what it held
+    /// before plus the pair's working memory (see `memory_bound`); 0 when skipped.
     pub memory_bound: u64,
 }
 
@@ -128,8 +128,13 @@ fn reset_peak_rss() {
 
 /// Peak resident set size of this process, from /proc (Linux).
 pub fn peak_rss() -> Option<u64> {
+    status_bytes("VmHWM:")
+}
+
+/// A memory figure of /proc/self/status, in bytes.
+fn status_bytes(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
@@ -213,8 +218,12 @@ fn build_pair(
             .collect());
     }
     reset_peak_rss();
+    // What the process already holds (the program, memory the allocator kept from
+    // earlier pairs) comes on top of the pair's own bound.
+    let before = status_bytes("VmRSS:").unwrap_or(0);
     let start = Instant::now();
     let (solved, bound) = solve_pair(dir, board, key, opts)?;
+    let bound = before + bound;
     let seconds = start.elapsed().as_secs_f64();
     let mut reports = Vec::new();
     for (side, codes, stats) in solved {
@@ -519,18 +528,22 @@ fn solve_pair(
                 if c & UNDECIDED != 0 { 0 } else { c }
             })
             .collect();
-        let fill: Vec<(usize, u16)> = codes
-            .par_iter()
+        // A redundant entry's canonical twin is in the same class with a smaller
+        // rank, so one pass per class, in order, fills it in place.
+        let per_class = side.per_class() as usize;
+        codes
+            .par_chunks_mut(per_class)
             .enumerate()
-            .filter(|(_, c)| **c == REDUNDANT)
-            .map(|(i, _)| {
-                let (us, them) = side.unrank(i as u64);
-                (i, codes[side.index(us, them) as usize])
-            })
-            .collect();
-        for (i, c) in fill {
-            codes[i] = c;
-        }
+            .filter(|(class, _)| side.class_is_symmetric(*class as u64))
+            .for_each(|(class, chunk)| {
+                let first = (class * per_class) as u64;
+                for i in 0..chunk.len() {
+                    if chunk[i] == REDUNDANT {
+                        let (us, them) = side.unrank(first + i as u64);
+                        chunk[i] = chunk[(side.index(us, them) - first) as usize];
+                    }
+                }
+            });
         let stats = table_stats(&side, &codes);
         out.push((side, codes, stats));
     }
@@ -541,7 +554,7 @@ fn solve_pair(
 /// 2 bytes per entry of the pair (plus its chunk marks), the decoded smaller tables
 /// (2 bytes per entry) and every indexer; while writing, the pair's codes and one
 /// table's compressed blocks (never larger than 2.25 bytes per entry, the raw size);
-/// plus 64 MiB for the program, thread stacks and buffers.
+/// plus 32 MiB for thread stacks, compression contexts and buffers.
 fn memory_bound<'a>(sides: &[Indexer], deps: impl Iterator<Item = &'a Dep>) -> u64 {
     let entries: u64 = sides.iter().map(Indexer::size).sum();
     let largest = sides.iter().map(Indexer::size).max().unwrap_or(0);
@@ -555,7 +568,7 @@ fn memory_bound<'a>(sides: &[Indexer], deps: impl Iterator<Item = &'a Dep>) -> u
         .sum();
     let solving = 2 * entries + marks + indexers + deps;
     let writing = 2 * entries + indexers + largest * 9 / 4;
-    solving.max(writing) + (64 << 20)
+    solving.max(writing) + (32 << 20)
 }
 
 /// The distinct table entries of the paika predecessors of `(us, them)` (the side
