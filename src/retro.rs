@@ -349,22 +349,26 @@ fn load_deps(
 
 /// The value of a capture position from the values of its results. `deps[k]` is the
 /// table of the opponent to move with `k` stones left.
-fn capture_value(
+fn capture_value<'d>(
     board: &Board,
     us: u64,
     them: u64,
-    deps: &[Option<&Dep>],
+    deps: &[Option<&'d Dep>],
     buf: &mut Vec<(u64, u64)>,
+    lookups: &mut Vec<(&'d [u16], usize)>,
 ) -> u16 {
     capture_results(board, us, them, buf);
-    best_of(buf.iter().map(|&(u, t)| {
+    lookups.clear();
+    for &(u, t) in buf.iter() {
         if t == 0 {
-            1 // the opponent has no stones: lost in 0
-        } else {
-            let dep = deps[t.count_ones() as usize].expect("capture tables are loaded");
-            dep.codes[dep.idx.index(t, u) as usize]
+            return 2; // taking the last stone wins in 1, the best there is
         }
-    }))
+        let dep = deps[t.count_ones() as usize].expect("capture tables are loaded");
+        lookups.push((&dep.codes, dep.idx.index(t, u) as usize));
+    }
+    // Every index first, then the reads: independent loads from large tables, so
+    // their cache misses overlap instead of queueing behind the index arithmetic.
+    best_of(lookups.iter().map(|&(codes, i)| codes[i]))
 }
 
 /// The code of a position from its successors' codes (each from the opponent's view):
@@ -429,8 +433,8 @@ fn solve_pair(
             .map(|left| deps.get(&Signature::new(left, sig.us)))
             .collect();
         states[t].par_chunks(CHUNK).enumerate().for_each_init(
-            || (Vec::new(), Vec::new()),
-            |(buf, succ), (c, chunk)| {
+            || (Vec::new(), Vec::new(), Vec::new()),
+            |(buf, succ, lookups), (c, chunk)| {
                 let first = (c * CHUNK) as u64;
                 let mut local_max = 0;
                 let mut mask = 0u64;
@@ -439,7 +443,7 @@ fn solve_pair(
                     let code = if side.index(us, them) != index {
                         REDUNDANT
                     } else if capturers(board, us, them) != 0 {
-                        let v = capture_value(board, us, them, &side_deps, buf);
+                        let v = capture_value(board, us, them, &side_deps, buf, lookups);
                         local_max = local_max.max(v as u64);
                         v
                     } else {
