@@ -558,7 +558,7 @@ fn solve_pair(
 /// 2 bytes per entry of the pair (plus its chunk marks), the decoded smaller tables
 /// (2 bytes per entry) and every indexer; while writing, the pair's codes and one
 /// table's compressed blocks (never larger than 2.25 bytes per entry, the raw size);
-/// plus 32 MiB for thread stacks, compression contexts and buffers.
+/// plus 64 MiB for thread stacks, compression contexts and allocator slack.
 fn memory_bound<'a>(sides: &[Indexer], deps: impl Iterator<Item = &'a Dep>) -> u64 {
     let entries: u64 = sides.iter().map(Indexer::size).sum();
     let largest = sides.iter().map(Indexer::size).max().unwrap_or(0);
@@ -572,7 +572,7 @@ fn memory_bound<'a>(sides: &[Indexer], deps: impl Iterator<Item = &'a Dep>) -> u
         .sum();
     let solving = 2 * entries + marks + indexers + deps;
     let writing = 2 * entries + indexers + largest * 9 / 4;
-    solving.max(writing) + (32 << 20)
+    solving.max(writing) + (64 << 20)
 }
 
 /// The distinct table entries of the paika predecessors of `(us, them)` (the side

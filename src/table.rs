@@ -537,23 +537,24 @@ impl TableFile {
 
     /// Every entry's code, decoded block by block in parallel.
     pub fn read_all(&self) -> Result<Vec<u16>, TableError> {
-        let blocks: Vec<Vec<u16>> = (0..self.header.blocks())
-            .into_par_iter()
-            .map(|b| {
+        // Decoded in place, block by block: no second copy of the table.
+        let mut codes = vec![0u16; self.header.entries as usize];
+        codes
+            .par_chunks_mut(self.header.block_entries as usize)
+            .enumerate()
+            .try_for_each(|(b, out)| {
                 let wdl = self.decompress(Stream::Wdl, b)?;
                 let depth = self.decompress(Stream::Depth, b)?;
                 let first = b as u64 * self.header.block_entries as u64;
-                (0..depth.len() / 2)
-                    .map(|i| {
-                        let w = packed_wdl(&wdl, i).ok_or_else(|| {
-                            self.corrupt(format!("entry {}: invalid value bits", first + i as u64))
-                        })?;
-                        let d = u16::from_le_bytes([depth[2 * i], depth[2 * i + 1]]);
-                        self.make_code(first + i as u64, w, d)
-                    })
-                    .collect()
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(blocks.concat())
+                for (i, code) in out.iter_mut().enumerate() {
+                    let w = packed_wdl(&wdl, i).ok_or_else(|| {
+                        self.corrupt(format!("entry {}: invalid value bits", first + i as u64))
+                    })?;
+                    let d = u16::from_le_bytes([depth[2 * i], depth[2 * i + 1]]);
+                    *code = self.make_code(first + i as u64, w, d)?;
+                }
+                Ok(())
+            })?;
+        Ok(codes)
     }
 }
