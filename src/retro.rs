@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::board::Board;
-use crate::index::{Indexer, Signature};
+use crate::index::{Indexer, Signature, binom};
 use crate::movegen::{capture_results, capturers, for_each_paika, has_capture};
 use crate::table::{
     Stats, TableError, TableFile, Wdl, code_depth, code_wdl, table_path, write_table,
@@ -35,6 +35,9 @@ use crate::table::{
 const UNDECIDED: u16 = 0x8000;
 /// An entry that is an image of a smaller canonical entry.
 const REDUNDANT: u16 = 0x7fff;
+/// The largest table `generate` takes on: working memory is about half a byte per
+/// position.
+const MAX_PLACEMENTS: u64 = 1_000_000_000_000;
 /// Entries per unit of parallel work.
 const CHUNK: usize = 1 << 14;
 
@@ -49,6 +52,14 @@ pub enum RetroError {
         sig: Signature,
         stones: usize,
         points: usize,
+        board: String,
+    },
+    #[error(
+        "signature {sig} on the {board} board has {placements} positions, more than this generator builds (at most 10^12 per table)"
+    )]
+    TooLarge {
+        sig: Signature,
+        placements: u64,
         board: String,
     },
     #[error("depth overflow in {0}: a depth above 32765 plies")]
@@ -158,6 +169,19 @@ pub fn generate(
             });
         }
     }
+    let plan = build_plan(targets);
+    for sig in plan.iter().flat_map(|&key| members(key)) {
+        // Class numbers are 32-bit and a table lives in memory while it is built.
+        if binom(board.points(), sig.us as usize) > u32::MAX as u64
+            || sig.placements(board) > MAX_PLACEMENTS
+        {
+            return Err(RetroError::TooLarge {
+                sig,
+                placements: sig.placements(board),
+                board: board.size_name(),
+            });
+        }
+    }
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = opts.threads {
         builder = builder.num_threads(n);
@@ -166,7 +190,7 @@ pub fn generate(
         .build()
         .map_err(|e| RetroError::Threads(opts.threads.unwrap_or(0), e.to_string()))?;
     let mut out = Vec::new();
-    for key in build_plan(targets) {
+    for key in plan {
         let reports = pool.install(|| build_pair(dir, board, key, opts))?;
         for r in reports {
             report(&r);
