@@ -87,6 +87,10 @@ fn bad_positions_are_clear_errors() {
     assert!(err.contains("unsupported board size 4x4"), "{err}");
     let err = fails(&["show", "BBB/B1W/WWW"]);
     assert!(err.contains("side to move"), "{err}");
+    let err = fails(&["generate", "--signature", "21v3", "--dir", "/nonexistent"]);
+    assert!(err.contains("more than this generator builds"), "{err}");
+    let err = fails(&["generate", "--signature", "3x2", "--dir", "/nonexistent"]);
+    assert!(err.contains("bad signature `3x2`"), "{err}");
 }
 
 #[test]
