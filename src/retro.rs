@@ -462,9 +462,15 @@ fn solve_pair(
                 let first = (c * CHUNK) as u64;
                 let mut local_max = 0;
                 let mut mask = 0u64;
+                // Only classes with a symmetric stone set hold redundant entries.
+                let mut class = (u64::MAX, false);
                 side.walk(first, chunk.len() as u64, |index, us, them| {
                     let cell = &chunk[(index - first) as usize];
-                    let code = if side.index(us, them) != index {
+                    let c = index / side.per_class();
+                    if class.0 != c {
+                        class = (c, side.class_is_symmetric(c));
+                    }
+                    let code = if class.1 && side.index(us, them) != index {
                         REDUNDANT
                     } else if capturers(board, us, them) != 0 {
                         let v = capture_value(board, us, them, &side_deps, buf, lookups);
