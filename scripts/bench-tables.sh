@@ -14,5 +14,5 @@ mkdir -p "$dir"
 echo "building all tsivy tables up to $n stones in $dir ($(nproc) cores)"
 /usr/bin/time -f 'wall %e s, peak RSS %M KiB' \
   target/release/fanotb generate --board tsivy --max-stones "$n" --dir "$dir" "$@" 2>&1 |
-  grep -v '^\s*$'
+  grep --line-buffered -v '^\s*$'
 echo "disk: $(du -sb "$dir" | cut -f1) bytes in $(ls "$dir"/9x5/*.fntb | wc -l) files"
