@@ -227,32 +227,28 @@ fn damaged_files_are_detected_never_misread() {
             assert!(e.to_string().contains("2v1.fntb"), "{e}");
         }
     }
+    // A fresh tablebase each time, as a new engine process would open it.
+    let probe_err = || {
+        Tablebase::open(dir.path())
+            .unwrap()
+            .probe(&pos)
+            .unwrap_err()
+            .to_string()
+    };
     // Truncated.
     std::fs::write(&path, &good[..good.len() - 100]).unwrap();
-    let err = Tablebase::open(dir.path())
-        .unwrap()
-        .probe(&pos)
-        .unwrap_err()
-        .to_string();
+    let err = probe_err();
     assert!(
         err.contains("2v1.fntb") && err.contains("truncated"),
         "{err}"
     );
     // Foreign.
     std::fs::write(&path, b"this is not a table at all, just some text").unwrap();
-    let err = Tablebase::open(dir.path())
-        .unwrap()
-        .probe(&pos)
-        .unwrap_err()
-        .to_string();
+    let err = probe_err();
     assert!(err.contains("not a fanotb table"), "{err}");
     // Missing: the error names the table and the command that builds it.
     std::fs::remove_file(&path).unwrap();
-    let err = Tablebase::open(dir.path())
-        .unwrap()
-        .probe(&pos)
-        .unwrap_err()
-        .to_string();
+    let err = probe_err();
     assert!(
         err.contains("2v1") && err.contains("fanotb generate"),
         "{err}"
