@@ -84,41 +84,54 @@ pub fn unrank_set(mut rank: u64, k: usize, n: usize) -> u64 {
 /// Rank of `set` among the points not in `excluded`, renumbered in order.
 #[inline]
 pub fn rank_in(set: u64, excluded: u64) -> u64 {
-    let t = binomials();
-    bits(set)
-        .enumerate()
-        .map(|(i, p)| {
-            let below = (excluded & ((1u64 << p) - 1)).count_ones() as usize;
-            t[p as usize - below][i + 1]
-        })
-        .sum()
+    rank_set(compact(set, !excluded))
 }
 
 /// Inverse of `rank_in` for a `k`-set on a board of `n` points.
 #[inline]
 pub fn unrank_in(rank: u64, k: usize, excluded: u64, n: usize) -> u64 {
     let free = n - excluded.count_ones() as usize;
-    spread(unrank_set(rank, k, free), excluded)
+    spread(unrank_set(rank, k, free), !excluded)
 }
 
-/// Places a set of compact points (numbering only the points not in `excluded`)
-/// back on the board.
+/// The bits of `set` at the points of `mask`, packed to the low end in order
+/// (`pext`). One instruction with BMI2, which every x86-64-v3 machine has.
 #[inline]
-fn spread(compact: u64, excluded: u64) -> u64 {
-    let mut out = 0u64;
-    // Each compact point c becomes the c-th free point: step over the excluded
-    // points at or below it, lowest first.
-    for c in bits(compact) {
-        let mut p = c;
-        for e in bits(excluded) {
-            if e > p {
-                break;
-            }
-            p += 1;
-        }
-        out |= 1 << p;
-    }
-    out
+fn compact(set: u64, mask: u64) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    // SAFETY: the instruction is enabled at compile time.
+    return unsafe { std::arch::x86_64::_pext_u64(set, mask) };
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    compact_portable(set, mask)
+}
+
+/// The inverse of `compact`: the low bits of `packed` placed on the points of `mask`,
+/// in order (`pdep`).
+#[inline]
+fn spread(packed: u64, mask: u64) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    // SAFETY: the instruction is enabled at compile time.
+    return unsafe { std::arch::x86_64::_pdep_u64(packed, mask) };
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    spread_portable(packed, mask)
+}
+
+/// `compact` bit by bit: the reference the instruction is tested against.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
+fn compact_portable(set: u64, mask: u64) -> u64 {
+    bits(mask)
+        .enumerate()
+        .filter(|&(_, p)| set & (1 << p) != 0)
+        .fold(0, |acc, (i, _)| acc | 1 << i)
+}
+
+/// `spread` bit by bit: the reference the instruction is tested against.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
+fn spread_portable(packed: u64, mask: u64) -> u64 {
+    bits(mask)
+        .enumerate()
+        .filter(|&(i, _)| packed & (1 << i) != 0)
+        .fold(0, |acc, (_, p)| acc | 1 << p)
 }
 
 /// The next set of the same size in colex order (Gosper's hack).
@@ -310,18 +323,18 @@ impl Indexer {
         let n = self.board.points();
         let free = n - self.sig.us as usize;
         let mut rest = first % self.per_class;
-        let mut compact = unrank_set(rest, self.sig.them as usize, free);
+        let mut packed = unrank_set(rest, self.sig.them as usize, free);
         for index in first..end {
-            f(index, us, spread(compact, us));
+            f(index, us, spread(packed, !us));
             rest += 1;
             if rest == self.per_class {
                 rest = 0;
                 if index + 1 < end {
                     us = self.class_set((index + 1) / self.per_class);
                 }
-                compact = (1u64 << self.sig.them) - 1;
+                packed = (1u64 << self.sig.them) - 1;
             } else {
-                compact = next_colex(compact);
+                packed = next_colex(packed);
             }
         }
     }
@@ -394,5 +407,21 @@ impl FixedUs<'_> {
                 .expect("at least one symmetry maps to the representative")
         };
         self.base + rank_in(t, self.us)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn compact_and_spread_match_the_bitwise_reference(set: u64, mask: u64) {
+            let packed = compact(set, mask);
+            prop_assert_eq!(packed, compact_portable(set, mask));
+            prop_assert_eq!(spread(packed, mask), spread_portable(packed, mask));
+            prop_assert_eq!(spread(packed, mask), set & mask);
+        }
     }
 }
