@@ -109,7 +109,8 @@ fn capture_deps(sig: Signature) -> impl Iterator<Item = Signature> {
     (1..sig.them).map(move |left| Signature::new(left, sig.us))
 }
 
-/// Every signature pair needed for `targets`, in build order (fewest stones first).
+/// Every signature pair needed for `targets`, in build order: fewest stones first,
+/// and among pairs of as many stones, the targets in the order given.
 /// Each pair is named by its smaller-first member.
 pub fn build_plan(targets: &[Signature]) -> Vec<Signature> {
     let mut seen = BTreeSet::new();
@@ -123,7 +124,8 @@ pub fn build_plan(targets: &[Signature]) -> Vec<Signature> {
         }
     }
     let mut v: Vec<Signature> = seen.into_iter().collect();
-    v.sort_by_key(|s| (s.stones(), *s));
+    let asked = |k: Signature| targets.iter().position(|&t| pair_key(t) == k);
+    v.sort_by_key(|&s| (s.stones(), asked(s).unwrap_or(usize::MAX), s));
     v
 }
 
@@ -371,28 +373,83 @@ fn load_deps(
     Ok(deps)
 }
 
-/// The value of a capture position from the values of its results. `deps[k]` is the
-/// table of the opponent to move with `k` stones left.
-fn capture_value<'d>(
-    board: &Board,
-    us: u64,
-    them: u64,
-    deps: &[Option<&'d Dep>],
-    buf: &mut Vec<(u64, u64)>,
-    lookups: &mut Vec<(&'d [u16], usize)>,
-) -> u16 {
-    capture_results(board, us, them, buf);
-    lookups.clear();
-    for &(u, t) in buf.iter() {
-        if t == 0 {
-            return 2; // taking the last stone wins in 1, the best there is
+/// Capture positions whose values wait for their results' codes: the reads from
+/// the large smaller tables are prefetched as they are found and read in one batch,
+/// so the cache misses of many positions overlap.
+struct CaptureBatch<'d> {
+    /// The results' codes to read: (table, entry).
+    lookups: Vec<(&'d [u16], usize)>,
+    /// Per waiting position: its cell in the chunk and the end of its lookups.
+    waiting: Vec<(usize, usize)>,
+    results: Vec<(u64, u64)>,
+}
+
+/// Positions per batch: enough misses in flight to cover the memory latency.
+const BATCH: usize = 64;
+
+impl<'d> CaptureBatch<'d> {
+    fn new() -> Self {
+        CaptureBatch {
+            lookups: Vec::new(),
+            waiting: Vec::new(),
+            results: Vec::new(),
         }
-        let dep = deps[t.count_ones() as usize].expect("capture tables are loaded");
-        lookups.push((&dep.codes, dep.idx.index(t, u) as usize));
     }
-    // Every index first, then the reads: independent loads from large tables, so
-    // their cache misses overlap instead of queueing behind the index arithmetic.
-    best_of(lookups.iter().map(|&(codes, i)| codes[i]))
+
+    /// Values the capture position `(us, them)` at `cell`: at once if a capture takes
+    /// the last stone, else once its results are read (by `flush`). `deps[k]` is the
+    /// table of the opponent to move with `k` stones left.
+    fn push(
+        &mut self,
+        board: &Board,
+        (us, them): (u64, u64),
+        cell: usize,
+        deps: &[Option<&'d Dep>],
+    ) -> Option<u16> {
+        capture_results(board, us, them, &mut self.results);
+        if self.results.iter().any(|&(_, t)| t == 0) {
+            return Some(2); // taking the last stone wins in 1, the best there is
+        }
+        for &(u, t) in &self.results {
+            let dep = deps[t.count_ones() as usize].expect("capture tables are loaded");
+            let i = dep.idx.index(t, u) as usize;
+            prefetch(&dep.codes[i]);
+            self.lookups.push((&dep.codes, i));
+        }
+        self.waiting.push((cell, self.lookups.len()));
+        None
+    }
+
+    fn full(&self) -> bool {
+        self.waiting.len() >= BATCH
+    }
+
+    /// Calls `f(cell, code)` for every waiting position.
+    fn flush(&mut self, mut f: impl FnMut(usize, u16)) {
+        let mut start = 0;
+        for &(cell, end) in &self.waiting {
+            f(
+                cell,
+                best_of(self.lookups[start..end].iter().map(|&(c, i)| c[i])),
+            );
+            start = end;
+        }
+        self.waiting.clear();
+        self.lookups.clear();
+    }
+}
+
+/// Starts loading `x` into the cache.
+#[inline]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no effect on memory and never faults.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// The code of a position from its successors' codes (each from the opponent's view):
@@ -457,25 +514,34 @@ fn solve_pair(
             .map(|left| deps.get(&Signature::new(left, sig.us)))
             .collect();
         states[t].par_chunks(CHUNK).enumerate().for_each_init(
-            || (Vec::new(), Vec::new(), Vec::new()),
-            |(buf, succ, lookups), (c, chunk)| {
+            || (Vec::new(), CaptureBatch::new()),
+            |(succ, batch), (c, chunk)| {
                 let first = (c * CHUNK) as u64;
                 let mut local_max = 0;
                 let mut mask = 0u64;
+                let mut decided = |cell: usize, code: u16| {
+                    if code & UNDECIDED == 0 {
+                        mask |= depth_bit(code);
+                        local_max = local_max.max(code);
+                    }
+                    chunk[cell].store(code, Relaxed);
+                };
                 // Only classes with a symmetric stone set hold redundant entries.
                 let mut class = (u64::MAX, false);
                 side.walk(first, chunk.len() as u64, |index, us, them| {
-                    let cell = &chunk[(index - first) as usize];
+                    let cell = (index - first) as usize;
                     let c = index / side.per_class();
                     if class.0 != c {
                         class = (c, side.class_is_symmetric(c));
                     }
-                    let code = if class.1 && side.index(us, them) != index {
-                        REDUNDANT
+                    if class.1 && side.index(us, them) != index {
+                        chunk[cell].store(REDUNDANT, Relaxed);
                     } else if capturers(board, us, them) != 0 {
-                        let v = capture_value(board, us, them, &side_deps, buf, lookups);
-                        local_max = local_max.max(v as u64);
-                        v
+                        if let Some(code) = batch.push(board, (us, them), cell, &side_deps) {
+                            decided(cell, code);
+                        } else if batch.full() {
+                            batch.flush(&mut decided);
+                        }
                     } else {
                         succ.clear();
                         // Every successor has `them` to move: canonicalise that once.
@@ -483,19 +549,19 @@ fn solve_pair(
                         for_each_paika(board, us, them, |u, _, _| succ.push(fixed.index(u)));
                         succ.sort_unstable();
                         succ.dedup();
-                        if succ.is_empty() {
-                            1 // stones but no move: lost in 0
-                        } else {
-                            UNDECIDED | succ.len() as u16
-                        }
-                    };
-                    if code != REDUNDANT && code & UNDECIDED == 0 {
-                        mask |= depth_bit(code);
+                        decided(
+                            cell,
+                            if succ.is_empty() {
+                                1 // stones but no move: lost in 0
+                            } else {
+                                UNDECIDED | succ.len() as u16
+                            },
+                        );
                     }
-                    cell.store(code, Relaxed);
                 });
+                batch.flush(&mut decided);
                 marks[t][c].store(mask, Relaxed);
-                max_init.fetch_max(local_max, Relaxed);
+                max_init.fetch_max(local_max as u64, Relaxed);
                 bar.inc(chunk.len() as u64);
             },
         );
