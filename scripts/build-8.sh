@@ -2,6 +2,7 @@
 # Builds every tsivy table of up to 8 stones (telo noho dimy 3v5/5v3 first, then 4v4,
 # 2v6/6v2, 1v7/7v1) in the background, logging to DIR/build-8.log. Run it again after
 # an interruption: complete tables are kept and the build resumes with the next one.
+# It runs at low priority (nice 10) so the machine stays usable meanwhile.
 #   scripts/build-8.sh [DIR]         (default ./tables)
 #   tail -f DIR/build-8.log          (progress)
 set -euo pipefail
@@ -10,7 +11,7 @@ cd "$(dirname "$0")/.."
 cargo build --release --quiet
 mkdir -p "$dir"
 log="$dir/build-8.log"
-nohup /usr/bin/time -f 'wall %e s, peak RSS %M KiB' \
+nohup nice -n 10 /usr/bin/time -f 'wall %e s, peak RSS %M KiB' \
   target/release/fanotb generate --board tsivy --signature 3v5 4v4 2v6 1v7 --dir "$dir" \
   >>"$log" 2>&1 &
 echo "building in the background (pid $!); progress: tail -f $log"

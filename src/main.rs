@@ -89,7 +89,7 @@ enum Command {
         max_stones: Option<usize>,
         /// Named signatures such as 3v2 (with every table they depend on).
         #[arg(long, num_args = 1..)]
-        signature: Vec<String>,
+        signature: Vec<Signature>,
         /// Worker threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
@@ -121,8 +121,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Check every table: checksums, then re-derive every entry from its successors.
+    /// Check tables: checksums, then re-derive every entry from its successors.
     Verify {
+        /// Only these signatures (default: every table in the directory).
+        #[arg(long, num_args = 1..)]
+        signature: Vec<Signature>,
+        /// Re-derive this many entries per table, chosen by a hash, through the probe
+        /// API: small memory, for tables too large to check whole.
+        #[arg(long)]
+        sample: Option<u64>,
         #[command(flatten)]
         tables: TablesArg,
         #[arg(long)]
@@ -305,10 +312,7 @@ fn run(cmd: Command) -> Result<()> {
             let board = Board::by_name(&board)?;
             let targets = match max_stones {
                 Some(n) => Signature::all_up_to(n),
-                None => signature
-                    .iter()
-                    .map(|s| s.parse())
-                    .collect::<std::result::Result<Vec<Signature>, _>>()?,
+                None => signature,
             };
             let opts = Options {
                 threads,
@@ -367,9 +371,9 @@ fn run(cmd: Command) -> Result<()> {
                 );
             } else {
                 outln!("{pos}");
-                outln!("{} to move: {}", pos.turn().name(), describe(outcome));
+                outln!("{} to move: {}", pos.turn().name(), outcome);
                 for m in &moves {
-                    outln!("  {:<16} {}", m.mv.notation(b), describe(m.outcome));
+                    outln!("  {:<16} {}", m.mv.notation(b), m.outcome);
                 }
                 let best = if best.is_empty() {
                     "-".into()
@@ -397,7 +401,7 @@ fn run(cmd: Command) -> Result<()> {
                     "depth": outcome.depth, "line": list}),
                 );
             } else {
-                outln!("{pos}: {} for {}", describe(outcome), pos.turn().name());
+                outln!("{pos}: {} for {}", outcome, pos.turn().name());
                 if line.is_empty() && outcome.value == Wdl::Draw {
                     outln!("drawn: best play never ends the game");
                 }
@@ -484,15 +488,25 @@ fn run(cmd: Command) -> Result<()> {
                 );
             }
         }
-        Command::Verify { tables, json } => {
+        Command::Verify {
+            signature,
+            sample,
+            tables,
+            json,
+        } => {
             let tb = Tablebase::open(&tables.dir)?;
-            let reports = verify_all(&tb, |r| {
+            let reports = verify_all(&tb, &signature, sample, |r| {
                 if !json {
                     outln!(
-                        "{} {}: {} entries, checksums ok, {} inconsistent",
+                        "{} {}: {} entries {}, checksums ok, {} inconsistent",
                         r.board.size_name(),
                         r.sig,
                         r.entries,
+                        if sample.is_some() {
+                            "sampled"
+                        } else {
+                            "checked"
+                        },
                         r.mismatches
                     );
                     for e in &r.examples {
@@ -614,13 +628,6 @@ fn run(cmd: Command) -> Result<()> {
     Ok(())
 }
 
-fn describe(o: Outcome) -> String {
-    match o.depth {
-        Some(d) => format!("{} in {d}", o.value.name()),
-        None => o.value.name().to_string(),
-    }
-}
-
 fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = b as f64;
@@ -679,7 +686,7 @@ fn describe_solution(s: &Solution) -> String {
         "value: {} to move {} ({})",
         s.position.turn().name(),
         verdict(s.outcome),
-        describe(s.outcome)
+        s.outcome
     );
     if let Some(p) = published(b).filter(|_| s.position == Position::start(b)) {
         t += &format!("; published: {p} for White");
@@ -688,15 +695,14 @@ fn describe_solution(s: &Solution) -> String {
     t += &match s.search.outcome {
         Some(o) if o == s.outcome => format!(
             "search check: {} proved by a {}-node search over the move generator\n",
-            describe(o),
-            s.search.nodes
+            o, s.search.nodes
         ),
-        Some(o) => format!("search check: MISMATCH, the search finds {}\n", describe(o)),
+        Some(o) => format!("search check: MISMATCH, the search finds {}\n", o),
         None => format!("search check: no verdict within {} nodes\n", s.search.nodes),
     };
     t += "first moves:\n";
     for m in &s.moves {
-        t += &format!("  {:<16} {}\n", m.mv.notation(b), describe(m.outcome));
+        t += &format!("  {:<16} {}\n", m.mv.notation(b), m.outcome);
     }
     if !s.line.is_empty() {
         t += "principal line:\n";

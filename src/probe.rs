@@ -1,6 +1,7 @@
 //! The probe API: value, depth, every move's value, best moves, principal line.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -39,7 +40,8 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn from_code(code: u16) -> Outcome {
+    /// The outcome an in-memory code stands for.
+    pub fn from_code(code: u16) -> Outcome {
         Outcome {
             value: code_wdl(code),
             depth: code_depth(code),
@@ -59,6 +61,16 @@ impl Outcome {
             (Wdl::Win, Some(d)) => (0, d as i64),
             (Wdl::Draw, _) => (1, 0),
             (_, d) => (2, -(d.unwrap_or(0) as i64)),
+        }
+    }
+}
+
+/// `win in 5`, `loss in 0`, `draw`.
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.depth {
+            Some(d) => write!(f, "{} in {d}", self.value.name()),
+            None => f.write_str(self.value.name()),
         }
     }
 }

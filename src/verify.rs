@@ -4,18 +4,20 @@
 //! generator's propagation.
 
 use std::collections::HashMap;
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
 
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::position::{Color, Position};
-use crate::probe::{ProbeError, Tablebase};
+use crate::probe::{Outcome, ProbeError, Tablebase};
 use crate::retro::best_of;
-use crate::table::{TableFile, table_path};
+use crate::table::{TableFile, Wdl, table_path};
 
 /// The result of verifying one table.
 #[derive(Clone, Debug)]
@@ -55,20 +57,88 @@ fn decoded(
     Ok(d)
 }
 
-/// Verifies every table in `tb`'s directory: checksums first, then consistency.
+/// Verifies the tables in `tb`'s directory (those of `only`'s signatures, or all when
+/// it is empty): checksums first, then consistency of every entry, or of `sample`
+/// entries per table through the probe API (`verify_sample`).
 pub fn verify_all(
     tb: &Tablebase,
+    only: &[Signature],
+    sample: Option<u64>,
     mut each: impl FnMut(&VerifyReport),
 ) -> Result<Vec<VerifyReport>, ProbeError> {
     let mut out = Vec::new();
     for (board, sig, path) in tb.list()? {
+        if !only.is_empty() && !only.contains(&sig) {
+            continue;
+        }
         let file = TableFile::open(&path, board, sig)?;
         file.verify_checksums()?;
-        let r = verify_table(tb.dir(), board, sig)?;
+        let r = match sample {
+            Some(n) => verify_sample(tb, board, sig, n)?,
+            None => verify_table(tb.dir(), board, sig)?,
+        };
         each(&r);
         out.push(r);
     }
     Ok(out)
+}
+
+/// Re-derives `samples` entries of one table (every entry if it has no more),
+/// chosen by hashing 0, 1, 2 ..., from their successors' values read through
+/// `Tablebase` (memory-mapped files, block by block). Memory stays small whatever
+/// the table size, so it serves the 8-stone tables that `verify_table` would have to
+/// decode whole with all their successors.
+pub fn verify_sample(
+    tb: &Tablebase,
+    board: &'static Board,
+    sig: Signature,
+    samples: u64,
+) -> Result<VerifyReport, ProbeError> {
+    let idx = Indexer::new(board, sig);
+    let size = idx.size();
+    let (count, entry): (u64, Box<dyn Fn(u64) -> u64 + Sync>) = if samples >= size {
+        (size, Box::new(|k| k))
+    } else {
+        (samples, Box::new(|k| xxh3_64(&k.to_le_bytes()) % size))
+    };
+    let found: Vec<String> = (0..count)
+        .into_par_iter()
+        .map(|k| {
+            let i = entry(k);
+            let (us, them) = idx.unrank(i);
+            let pos = Position::from_sides(board, us, them, Color::White);
+            let stored = tb.probe(&pos)?;
+            let derived = tb.moves(&pos)?.first().map_or(
+                Outcome {
+                    value: Wdl::Loss,
+                    depth: Some(0),
+                },
+                |m| m.outcome,
+            );
+            Ok((stored != derived).then(|| describe_mismatch(i, &pos, stored, derived)))
+        })
+        .filter_map(Result::transpose)
+        .collect::<Result<_, ProbeError>>()?;
+    Ok(VerifyReport {
+        board,
+        sig,
+        path: table_path(tb.dir(), board, sig),
+        entries: count,
+        mismatches: found.len() as u64,
+        examples: found.into_iter().take(EXAMPLES).collect(),
+    })
+}
+
+/// How many mismatches a report describes.
+const EXAMPLES: usize = 5;
+
+fn describe_mismatch(
+    i: u64,
+    pos: &Position,
+    stored: impl Display,
+    derived: impl Display,
+) -> String {
+    format!("entry {i} ({pos}): stored {stored}, derived {derived}")
 }
 
 /// Re-derives every entry of one table from its successors.
@@ -110,9 +180,12 @@ pub fn verify_table(
         if derived != stored {
             mismatches.fetch_add(1, Relaxed);
             let mut ex = examples.lock().expect("examples lock");
-            if ex.len() < 5 {
-                ex.push(format!(
-                    "entry {i} ({pos}): stored code {stored}, derived {derived}"
+            if ex.len() < EXAMPLES {
+                ex.push(describe_mismatch(
+                    i,
+                    &pos,
+                    Outcome::from_code(stored),
+                    Outcome::from_code(derived),
                 ));
             }
         }

@@ -144,6 +144,19 @@ fn generate_probe_line_stats_verify() {
     assert_eq!(t21["longest_win"], 29);
     assert_eq!(t21["wins"], 40996);
     assert_eq!(json(&["verify", "--dir", d])["ok"], true);
+    let v = json(&[
+        "verify",
+        "--signature",
+        "2v1",
+        "--sample",
+        "500",
+        "--dir",
+        d,
+    ]);
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["tables"].as_array().unwrap().len(), 1);
+    assert_eq!(v["tables"][0]["entries"], 500);
+    assert!(fails(&["verify", "--signature", "2x1", "--dir", d]).contains("bad signature"));
 
     // A signature that is not there: the error names it and the command to build it.
     let err = fails(&["probe", "9/9/3B5/9/WWW6 w", "--dir", d]);

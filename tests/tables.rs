@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use common::naive::{self, NaivePos, Value};
-use fanotb::index::{Signature, binom};
+use fanotb::index::{Indexer, Signature, binom};
 use fanotb::probe::{Outcome, Tablebase};
 use fanotb::retro::{Options, generate};
-use fanotb::table::{TableFile, Wdl, table_path};
+use fanotb::table::{TableFile, Wdl, table_path, write_table};
 use fanotb::verify::verify_all;
 use fanotb::{Board, Position};
 
@@ -111,7 +111,7 @@ fn tsivy_up_to_four_stones_match_brute_force() {
         (wins, draws, losses)
     );
 
-    let reports = verify_all(&tb, |_| {}).unwrap();
+    let reports = verify_all(&tb, &[], None, |_| {}).unwrap();
     assert_eq!(reports.len(), 6);
     assert!(reports.iter().all(|r| r.mismatches == 0));
 }
@@ -218,7 +218,7 @@ fn damaged_files_are_detected_never_misread() {
         std::fs::write(&path, &bad).unwrap();
         let tb = Tablebase::open(dir.path()).unwrap();
         let probe = tb.probe(&pos);
-        let verified = verify_all(&tb, |_| {});
+        let verified = verify_all(&tb, &[], None, |_| {});
         assert!(
             probe.is_err() || verified.is_err(),
             "flipped byte at {at} went unnoticed"
@@ -263,4 +263,45 @@ fn damaged_files_are_detected_never_misread() {
             depth: Some(29)
         }
     );
+}
+
+#[test]
+fn verify_finds_a_wrong_value_in_a_well_formed_file() {
+    let board = Board::tsivy();
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), board, 3);
+    let sig: Signature = "2v1".parse().unwrap();
+    let path = table_path(dir.path(), board, sig);
+    let file = TableFile::open(&path, board, sig).unwrap();
+    let mut codes = file.read_all().unwrap();
+    let stats = file.header().stats;
+    drop(file);
+    // The longest win, turned into a draw: checksums stay valid, the value is wrong.
+    let i = stats.longest_win;
+    let idx = Indexer::new(board, sig);
+    let (us, them) = idx.unrank(i);
+    assert_eq!(
+        idx.index(us, them),
+        i,
+        "the longest win is a canonical entry"
+    );
+    assert_eq!(codes[i as usize], 30, "a win in 29");
+    codes[i as usize] = 0;
+    write_table(&path, board, sig, &codes, stats).unwrap();
+
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let full = verify_all(&tb, &[sig], None, |_| {}).unwrap();
+    let sampled = verify_all(&tb, &[sig], Some(u64::MAX), |_| {}).unwrap();
+    for reports in [&full, &sampled] {
+        assert_eq!(reports.len(), 1, "only the table asked for");
+        assert_eq!(reports[0].mismatches, 1);
+        assert!(
+            reports[0].examples[0].ends_with("stored draw, derived win in 29"),
+            "{}",
+            reports[0].examples[0]
+        );
+    }
+    // The other tables are sound; a small sample of them checks as many entries.
+    let others = verify_all(&tb, &["1v2".parse().unwrap()], Some(100), |_| {}).unwrap();
+    assert_eq!((others[0].entries, others[0].mismatches), (100, 0));
 }
