@@ -9,7 +9,7 @@ use std::path::Path;
 use common::naive::{self, NaivePos, Value};
 use fanotb::index::{Indexer, Signature, binom};
 use fanotb::probe::{Outcome, Tablebase};
-use fanotb::retro::{Options, generate};
+use fanotb::retro::{Options, build_plan, generate};
 use fanotb::table::{TableFile, Wdl, table_path, write_table};
 use fanotb::verify::verify_all;
 use fanotb::{Board, Position};
@@ -304,4 +304,18 @@ fn verify_finds_a_wrong_value_in_a_well_formed_file() {
     // The other tables are sound; a small sample of them checks as many entries.
     let others = verify_all(&tb, &["1v2".parse().unwrap()], Some(100), |_| {}).unwrap();
     assert_eq!((others[0].entries, others[0].mismatches), (100, 0));
+}
+
+#[test]
+fn build_plan_puts_dependencies_first_and_keeps_the_order_asked() {
+    let sigs = |v: &[&str]| -> Vec<Signature> { v.iter().map(|s| s.parse().unwrap()).collect() };
+    let plan = build_plan(&sigs(&["3v5", "4v4", "2v6", "1v7"]));
+    // Every pair of up to 7 stones (named smaller side first), then the four asked.
+    assert_eq!(plan.len(), 12 + 4);
+    assert_eq!(plan[12..], sigs(&["3v5", "4v4", "2v6", "1v7"]));
+    assert_eq!(plan[..3], sigs(&["1v1", "1v2", "1v3"]));
+    let stones: Vec<usize> = plan.iter().map(|s| s.stones()).collect();
+    assert!(stones.is_sorted());
+    // A target named by its larger side builds the same pair.
+    assert_eq!(build_plan(&sigs(&["5v3"])), build_plan(&sigs(&["3v5"])));
 }
