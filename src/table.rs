@@ -255,8 +255,13 @@ pub fn write_table(
         block_entries: BLOCK_ENTRIES,
         stats,
     };
-    let compress =
-        |raw: Vec<u8>| zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("zstd compresses in memory");
+    let compress = |raw: Vec<u8>| {
+        let mut block = zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("zstd compresses in memory");
+        // The buffer comes with room for the worst case, about the raw size; every
+        // block is held until the file is written, so keep only what it uses.
+        block.shrink_to_fit();
+        block
+    };
     let chunks: Vec<&[u16]> = codes.chunks(BLOCK_ENTRIES as usize).collect();
     let streams: [Vec<Vec<u8>>; 2] = [
         chunks.par_iter().map(|c| compress(pack_wdl(c))).collect(),
