@@ -4,14 +4,15 @@
 # an interruption: complete tables are kept and the build resumes with the next one.
 # It runs at low priority (nice 10) so the machine stays usable meanwhile.
 #   scripts/build-8.sh [DIR]         (default ./tables)
-#   tail -f DIR/build-8.log          (progress)
+#   tail -f DIR/build-8.log          (progress; each table's line gives its pair's
+#                                      time, peak memory and the bound it kept to)
 set -euo pipefail
 dir=${1:-tables}
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 mkdir -p "$dir"
 log="$dir/build-8.log"
-nohup nice -n 10 /usr/bin/time -f 'wall %e s, peak RSS %M KiB' \
+nohup nice -n 10 /usr/bin/time -f 'wall %e s' \
   target/release/fanotb generate --board tsivy --signature 3v5 4v4 2v6 1v7 --dir "$dir" \
   >>"$log" 2>&1 &
 echo "building in the background (pid $!); progress: tail -f $log"
