@@ -127,7 +127,7 @@ enum Command {
         #[arg(long, num_args = 1..)]
         signature: Vec<Signature>,
         /// Re-derive this many entries per table, chosen by a hash, through the probe
-        /// API: small memory, for tables too large to check whole.
+        /// API, decoding no table: for tables too large to check whole.
         #[arg(long)]
         sample: Option<u64>,
         #[command(flatten)]

@@ -85,9 +85,9 @@ pub fn verify_all(
 
 /// Re-derives `samples` entries of one table (every entry if it has no more),
 /// chosen by hashing 0, 1, 2 ..., from their successors' values read through
-/// `Tablebase` (memory-mapped files, block by block). Memory stays small whatever
-/// the table size, so it serves the 8-stone tables that `verify_table` would have to
-/// decode whole with all their successors.
+/// `Tablebase` (memory-mapped files, block by block). It decodes no table, so it
+/// serves the 8-stone tables that `verify_table` would have to decode whole with all
+/// their successors (about 13 GB for 3v5).
 pub fn verify_sample(
     tb: &Tablebase,
     board: &'static Board,
