@@ -117,7 +117,7 @@ fn spread(packed: u64, mask: u64) -> u64 {
 }
 
 /// `compact` bit by bit: the reference the instruction is tested against.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "bmi2"))))]
 fn compact_portable(set: u64, mask: u64) -> u64 {
     bits(mask)
         .enumerate()
@@ -126,7 +126,7 @@ fn compact_portable(set: u64, mask: u64) -> u64 {
 }
 
 /// `spread` bit by bit: the reference the instruction is tested against.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "bmi2"))))]
 fn spread_portable(packed: u64, mask: u64) -> u64 {
     bits(mask)
         .enumerate()

@@ -17,7 +17,7 @@ use crate::index::{Indexer, Signature};
 use crate::position::{Color, Position};
 use crate::probe::{Outcome, ProbeError, Tablebase};
 use crate::retro::best_of;
-use crate::table::{TableFile, Wdl, table_path};
+use crate::table::{TableFile, table_path};
 
 /// The result of verifying one table.
 #[derive(Clone, Debug)]
@@ -96,25 +96,23 @@ pub fn verify_sample(
 ) -> Result<VerifyReport, ProbeError> {
     let idx = Indexer::new(board, sig);
     let size = idx.size();
-    let (count, entry): (u64, Box<dyn Fn(u64) -> u64 + Sync>) = if samples >= size {
-        (size, Box::new(|k| k))
-    } else {
-        (samples, Box::new(|k| xxh3_64(&k.to_le_bytes()) % size))
-    };
+    let count = samples.min(size);
     let found: Vec<String> = (0..count)
         .into_par_iter()
         .map(|k| {
-            let i = entry(k);
+            let i = if count == size {
+                k
+            } else {
+                xxh3_64(&k.to_le_bytes()) % size
+            };
             let (us, them) = idx.unrank(i);
             let pos = Position::from_sides(board, us, them, Color::White);
             let stored = tb.probe(&pos)?;
-            let derived = tb.moves(&pos)?.first().map_or(
-                Outcome {
-                    value: Wdl::Loss,
-                    depth: Some(0),
-                },
-                |m| m.outcome,
-            );
+            // No move: lost in 0.
+            let derived = tb
+                .moves(&pos)?
+                .first()
+                .map_or(Outcome::from_code(1), |m| m.outcome);
             Ok((stored != derived).then(|| describe_mismatch(i, &pos, stored, derived)))
         })
         .filter_map(Result::transpose)

@@ -4,7 +4,7 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::naive::{self, NaivePos, Value};
 use fanotb::index::{Indexer, Signature, binom};
@@ -201,13 +201,19 @@ fn interrupted_build_resumes_to_identical_bytes() {
     assert_eq!(fa, fb);
 }
 
+/// Every tsivy table up to 3 stones in a fresh directory, with 2v1's signature and
+/// file, the one the damage tests work on.
+fn tables_with_2v1() -> (tempfile::TempDir, Signature, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), Board::tsivy(), 3);
+    let sig: Signature = "2v1".parse().unwrap();
+    let path = table_path(dir.path(), Board::tsivy(), sig);
+    (dir, sig, path)
+}
+
 #[test]
 fn damaged_files_are_detected_never_misread() {
-    let board = Board::tsivy();
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), board, 3);
-    let sig: Signature = "2v1".parse().unwrap();
-    let path = table_path(dir.path(), board, sig);
+    let (dir, _, path) = tables_with_2v1();
     let good = std::fs::read(&path).unwrap();
     let pos: Position = "9/9/3B5/9/WW7 w".parse().unwrap();
 
@@ -268,10 +274,7 @@ fn damaged_files_are_detected_never_misread() {
 #[test]
 fn verify_finds_a_wrong_value_in_a_well_formed_file() {
     let board = Board::tsivy();
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), board, 3);
-    let sig: Signature = "2v1".parse().unwrap();
-    let path = table_path(dir.path(), board, sig);
+    let (dir, sig, path) = tables_with_2v1();
     let file = TableFile::open(&path, board, sig).unwrap();
     let mut codes = file.read_all().unwrap();
     let stats = file.header().stats;
