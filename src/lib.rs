@@ -4,6 +4,8 @@
 //! `retro`, `table` and `probe` build and read endgame tables.
 
 pub mod board;
+pub mod certificate;
+pub mod check;
 pub mod movegen;
 pub mod position;
 
@@ -13,6 +15,7 @@ pub use position::{Color, Position, PositionError};
 pub mod ffi;
 pub mod index;
 pub mod probe;
+pub mod proof;
 pub mod retro;
 pub mod solve;
 pub mod table;

@@ -7,7 +7,9 @@ use clap::{Parser, Subcommand};
 use serde_json::json;
 
 use fanotb::index::{Indexer, Signature};
+use fanotb::check::check as check_proof;
 use fanotb::probe::{MoveOutcome, Outcome, Tablebase, best_count};
+use fanotb::proof::{Claim, Limits, ProveOptions, Proved, SearchProgress, prove};
 use fanotb::retro::{Options, TableReport, generate, peak_rss};
 use fanotb::solve::{SMALL_BOARDS, Solution, published, solve};
 use fanotb::table::{TableFile, Wdl};
@@ -148,6 +150,41 @@ enum Command {
         all_small: bool,
         #[arg(long)]
         threads: Option<usize>,
+        #[command(flatten)]
+        tables: TablesArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prove the exact value of a board's start (or --position) by proof-number
+    /// search over tables of a few stones, and write a checkable certificate.
+    Prove {
+        /// Board: WxH (columns x rows), tsivy or dimy.
+        board: String,
+        /// Prove this position of the board instead of the start.
+        #[arg(long)]
+        position: Option<String>,
+        /// Positions with at most this many stones are table leaves (built on demand).
+        #[arg(long, default_value_t = 6)]
+        max_table_stones: usize,
+        /// Certificate file (default: DIR/proofs/WxH-start.fnproof, or the position's
+        /// hash instead of `start`).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Threads for table builds; with two or more, the two searches run at once.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Give up after this many search nodes (per search).
+        #[arg(long)]
+        max_nodes: Option<u64>,
+        #[command(flatten)]
+        tables: TablesArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a proof certificate from the rules and the tables, independently of the
+    /// search that wrote it.
+    CheckProof {
+        file: PathBuf,
         #[command(flatten)]
         tables: TablesArg,
         #[arg(long)]
@@ -550,23 +587,10 @@ fn run(cmd: Command) -> Result<()> {
                     .map(|&(w, h)| Board::get(w, h).map(Position::start))
                     .collect::<std::result::Result<_, _>>()?
             } else {
-                let b = Board::by_name(board.as_deref().unwrap_or_default())?;
-                let p = match position {
-                    Some(text) => {
-                        let p = Position::parse_arg(&text)?;
-                        if p.board() != b {
-                            return Err(format!(
-                                "the position is on {}, not {}",
-                                p.board().size_name(),
-                                b.size_name()
-                            )
-                            .into());
-                        }
-                        p
-                    }
-                    None => Position::start(b),
-                };
-                vec![p]
+                vec![board_position(
+                    board.as_deref().unwrap_or_default(),
+                    position.as_deref(),
+                )?]
             };
             let mut solutions = Vec::new();
             for pos in &targets {
@@ -624,8 +648,136 @@ fn run(cmd: Command) -> Result<()> {
                 }
             }
         }
+        Command::Prove {
+            board,
+            position,
+            max_table_stones,
+            out,
+            threads,
+            max_nodes,
+            tables,
+            json,
+        } => {
+            let pos = board_position(&board, position.as_deref())?;
+            let out = match out {
+                Some(p) => p,
+                None => {
+                    let d = tables.dir.join("proofs");
+                    std::fs::create_dir_all(&d)
+                        .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+                    let name = if position.is_none() {
+                        "start".to_string()
+                    } else {
+                        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(pos.to_string().as_bytes()))
+                    };
+                    d.join(format!("{}-{name}.fnproof", pos.board().size_name()))
+                }
+            };
+            let opts = ProveOptions {
+                max_table_stones,
+                threads,
+                limits: Limits {
+                    max_nodes: max_nodes.unwrap_or(u64::MAX),
+                },
+                table_progress: !json,
+            };
+            let display = SearchDisplay::new(json);
+            let proved = prove(
+                &tables.dir,
+                &pos,
+                &opts,
+                |r| {
+                    if !json && !r.skipped {
+                        outln!("{}", generate_line(r));
+                    }
+                },
+                &|p| display.show(p),
+            )?;
+            display.finish();
+            let bytes = proved.certificate.write(&out)?;
+            let summary = ProofSummary::new(&proved, &out, bytes);
+            if json {
+                print_json(summary.json(&pos));
+            } else {
+                out!("{}", summary.text(&pos));
+            }
+        }
+        Command::CheckProof { file, tables, json } => {
+            let report = match check_proof(&file, &tables.dir) {
+                Ok(r) => r,
+                Err(e) => {
+                    if json {
+                        print_json(json!({"certificate": file.display().to_string(),
+                            "ok": false, "error": e.to_string()}));
+                    }
+                    return Err(e.into());
+                }
+            };
+            let parts: Vec<_> = report
+                .parts
+                .iter()
+                .map(|(side, claim, n)| (side.name(), claim_name(*claim), *n))
+                .collect();
+            if json {
+                let list: Vec<_> = parts
+                    .iter()
+                    .map(|(s, c, n)| json!({"side": s.to_lowercase(), "claim": c, "positions": n}))
+                    .collect();
+                print_json(json!({
+                    "certificate": file.display().to_string(),
+                    "ok": true,
+                    "board": report.root.board().size_name(),
+                    "position": report.root.to_string(),
+                    "value": report.value.name(),
+                    "max_table_stones": report.max_table_stones,
+                    "tables": report.tables,
+                    "proofs": list,
+                    "positions": report.positions,
+                    "moves": report.moves,
+                    "seconds": report.seconds,
+                }));
+            } else {
+                outln!(
+                    "{} {}: {} for {} to move (table leaves up to {} stones, {} tables matched by checksum)",
+                    report.root.board().size_name(),
+                    report.root,
+                    report.value.name(),
+                    report.root.turn().name(),
+                    report.max_table_stones,
+                    report.tables
+                );
+                for (s, c, n) in &parts {
+                    outln!("  {s} {c}: {n} positions");
+                }
+                outln!(
+                    "ok: {} positions and {} moves checked in {:.2} s",
+                    report.positions,
+                    report.moves,
+                    report.seconds
+                );
+            }
+        }
     }
     Ok(())
+}
+
+/// The position a board name and an optional `--position` name: the board's start
+/// unless the text gives another position of that board.
+fn board_position(board: &str, position: Option<&str>) -> Result<Position> {
+    let b = Board::by_name(board)?;
+    let Some(text) = position else {
+        return Ok(Position::start(b));
+    };
+    let p = Position::parse_arg(text)?;
+    if p.board() != b {
+        return Err(format!(
+            "the position is on {}, not {}",
+            p.board().size_name(),
+            b.size_name()
+        )
+        .into());
+    }
+    Ok(p)
 }
 
 fn human_bytes(b: u64) -> String {
@@ -756,4 +908,197 @@ fn moves_json(b: &Board, moves: &[MoveOutcome]) -> Vec<serde_json::Value> {
         .iter()
         .map(|m| json!({"move": m.mv.notation(b), "value": m.outcome.value.name(), "depth": m.outcome.depth}))
         .collect()
+}
+
+fn claim_name(c: Claim) -> &'static str {
+    match c {
+        Claim::Win => "wins",
+        Claim::NotLose => "does not lose",
+    }
+}
+
+/// Search progress: a spinner per search on a terminal, a plain line every ten
+/// seconds in a log, nothing with `--json`.
+struct SearchDisplay {
+    bars: Option<(indicatif::MultiProgress, [indicatif::ProgressBar; 2])>,
+    quiet: bool,
+    last: std::sync::Mutex<[std::time::Instant; 2]>,
+}
+
+impl SearchDisplay {
+    fn new(quiet: bool) -> SearchDisplay {
+        use std::io::IsTerminal;
+        let bars = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let m = indicatif::MultiProgress::new();
+            let bar = || {
+                let b = m.add(indicatif::ProgressBar::new_spinner());
+                b.enable_steady_tick(std::time::Duration::from_millis(200));
+                b
+            };
+            let bars = [bar(), bar()];
+            (m, bars)
+        });
+        SearchDisplay {
+            bars,
+            quiet,
+            last: std::sync::Mutex::new([std::time::Instant::now(); 2]),
+        }
+    }
+
+    fn show(&self, p: &SearchProgress) {
+        if self.quiet {
+            return;
+        }
+        let num = |x: u32| {
+            if x >= u32::MAX / 2 {
+                "inf".to_string()
+            } else {
+                x.to_string()
+            }
+        };
+        let line = format!(
+            "does {} win? {} nodes, {:.0} nodes/s, proof {} disproof {}, {} entries, peak {}",
+            p.attacker.name(),
+            p.nodes,
+            p.nodes as f64 / p.seconds.max(1e-9),
+            num(p.proof),
+            num(p.disproof),
+            p.table_entries,
+            human_bytes(peak_rss().unwrap_or(0))
+        );
+        let i = p.attacker as usize;
+        match &self.bars {
+            Some((_, bars)) => bars[i].set_message(line),
+            None => {
+                let mut last = self.last.lock().expect("progress clock");
+                if last[i].elapsed().as_secs() >= 10 {
+                    last[i] = std::time::Instant::now();
+                    eprintln!("[{:8.1} s] {line}", p.seconds);
+                }
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some((_, bars)) = &self.bars {
+            for b in bars {
+                b.finish_and_clear();
+            }
+        }
+    }
+}
+
+/// What `prove` prints, in text or JSON.
+struct ProofSummary<'a> {
+    proved: &'a Proved,
+    path: &'a std::path::Path,
+    bytes: u64,
+    nodes: u64,
+    peak: u64,
+    table_positions: u64,
+}
+
+impl<'a> ProofSummary<'a> {
+    fn new(proved: &'a Proved, path: &'a std::path::Path, bytes: u64) -> ProofSummary<'a> {
+        ProofSummary {
+            proved,
+            path,
+            bytes,
+            nodes: proved.searches.iter().map(|s| s.nodes).sum(),
+            peak: peak_rss().unwrap_or(0),
+            table_positions: proved.tables.iter().map(|r| r.stats.placements).sum(),
+        }
+    }
+
+    /// Each proof with the search that produced it: a win proof comes from the search
+    /// for that side's win, a "does not lose" proof from the search for the other's.
+    fn proofs(&self) -> Vec<(&'static str, &'static str, usize, u64, f64)> {
+        self.proved
+            .certificate
+            .parts
+            .iter()
+            .map(|part| {
+                let attacker = match part.claim {
+                    Claim::Win => part.side,
+                    Claim::NotLose => part.side.other(),
+                };
+                let s = self
+                    .proved
+                    .searches
+                    .iter()
+                    .find(|s| s.attacker == attacker)
+                    .expect("every proof comes from a search");
+                (
+                    part.side.name(),
+                    claim_name(part.claim),
+                    part.entries.len(),
+                    s.nodes,
+                    s.seconds,
+                )
+            })
+            .collect()
+    }
+
+    fn text(&self, pos: &Position) -> String {
+        let c = &self.proved.certificate;
+        let mut t = format!(
+            "{} {}: {} for {} to move\n",
+            pos.board().size_name(),
+            pos,
+            c.value.name(),
+            pos.turn().name()
+        );
+        for (side, claim, n, nodes, secs) in self.proofs() {
+            t += &format!(
+                "  {side} {claim}: {n} positions ({nodes} search nodes, {secs:.1} s)\n"
+            );
+        }
+        t += &format!(
+            "tables: {} up to {} stones, {} positions, {:.1} s\n",
+            c.tables.len(),
+            c.max_table_stones,
+            self.table_positions,
+            self.proved.table_seconds
+        );
+        t += &format!(
+            "search: {} nodes in {:.1} s ({:.0} nodes/s), peak {}\n",
+            self.nodes,
+            self.proved.search_seconds,
+            self.nodes as f64 / self.proved.search_seconds.max(1e-9),
+            human_bytes(self.peak)
+        );
+        t += &format!(
+            "certificate: {} ({} bytes)\n",
+            self.path.display(),
+            self.bytes
+        );
+        t
+    }
+
+    fn json(&self, pos: &Position) -> serde_json::Value {
+        let c = &self.proved.certificate;
+        let proofs: Vec<_> = self
+            .proofs()
+            .into_iter()
+            .map(|(side, claim, n, nodes, secs)| {
+                json!({"side": side.to_lowercase(), "claim": claim, "positions": n,
+                    "nodes": nodes, "seconds": secs})
+            })
+            .collect();
+        json!({
+            "board": pos.board().size_name(),
+            "position": pos.to_string(),
+            "value": c.value.name(),
+            "proofs": proofs,
+            "nodes": self.nodes,
+            "seconds": self.proved.table_seconds + self.proved.search_seconds,
+            "search_seconds": self.proved.search_seconds,
+            "peak_rss": self.peak,
+            "max_table_stones": c.max_table_stones,
+            "tables": {"count": c.tables.len(), "positions": self.table_positions,
+                "seconds": self.proved.table_seconds},
+            "certificate": self.path.display().to_string(),
+            "certificate_bytes": self.bytes,
+        })
+    }
 }

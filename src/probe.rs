@@ -11,7 +11,7 @@ use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::movegen::Move;
 use crate::position::Position;
-use crate::table::{TableError, TableFile, Wdl, code_depth, code_wdl, table_path};
+use crate::table::{TableError, TableFile, Wdl, code_depth, code_wdl, packed_wdl, table_path};
 
 #[derive(Debug, Error)]
 pub enum ProbeError {
@@ -253,4 +253,101 @@ pub fn best_count(moves: &[MoveOutcome]) -> usize {
     moves.first().map_or(0, |b| {
         moves.iter().take_while(|m| m.outcome == b.outcome).count()
     })
+}
+
+/// The value streams of every table of a board up to some number of stones,
+/// decoded into memory (2 bits a position class): lock-free value probes for
+/// searches that probe millions of leaves.
+pub struct ValueTables {
+    board: &'static Board,
+    max_stones: usize,
+    tables: HashMap<Signature, (Indexer, Vec<u8>)>,
+    /// Each table's whole-file checksum, in signature order.
+    checksums: Vec<(Signature, u64)>,
+}
+
+impl ValueTables {
+    /// Loads the tables `sigs` of `board`, checking each file's checksums first.
+    pub fn load(
+        dir: &Path,
+        board: &'static Board,
+        sigs: &[Signature],
+    ) -> Result<ValueTables, ProbeError> {
+        let mut tables = HashMap::new();
+        let mut checksums = Vec::new();
+        for &sig in sigs {
+            let path = table_path(dir, board, sig);
+            if !path.exists() {
+                return Err(ProbeError::Missing {
+                    sig,
+                    board: board.size_name(),
+                    dir: dir.to_path_buf(),
+                });
+            }
+            let file = TableFile::open(&path, board, sig)?;
+            file.verify_checksums()?;
+            let idx = Indexer::new(board, sig);
+            if file.header().entries != idx.size() {
+                return Err(ProbeError::Table(TableError::Corrupt {
+                    path,
+                    what: format!(
+                        "{} entries, the index has {}",
+                        file.header().entries,
+                        idx.size()
+                    ),
+                }));
+            }
+            checksums.push((sig, file.file_checksum()));
+            tables.insert(sig, (idx, file.read_values()?));
+        }
+        checksums.sort();
+        Ok(ValueTables {
+            board,
+            max_stones: sigs.iter().map(|s| s.stones()).max().unwrap_or(0),
+            tables,
+            checksums,
+        })
+    }
+
+    pub fn board(&self) -> &'static Board {
+        self.board
+    }
+
+    /// The largest number of stones covered.
+    pub fn max_stones(&self) -> usize {
+        self.max_stones
+    }
+
+    /// The tables loaded, with their whole-file checksums.
+    pub fn checksums(&self) -> &[(Signature, u64)] {
+        &self.checksums
+    }
+
+    /// The value for the side to move of `us` to move against `them`, both non-empty;
+    /// `None` when no loaded table covers the material.
+    pub fn value(&self, us: u64, them: u64) -> Option<Wdl> {
+        let (idx, values) = self.tables.get(&Signature::of(us, them))?;
+        let i = idx.index(us, them) as usize;
+        packed_wdl(values, i)
+    }
+
+    /// Bytes held by the decoded value streams.
+    pub fn heap_bytes(&self) -> u64 {
+        self.tables
+            .values()
+            .map(|(idx, v)| idx.heap_bytes() + v.len() as u64)
+            .sum()
+    }
+}
+
+impl fmt::Debug for ValueTables {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ValueTables({}, up to {} stones, {} tables)",
+            self.board.size_name(),
+            self.max_stones,
+            self.tables.len()
+        )
+    }
 }

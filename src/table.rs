@@ -222,7 +222,7 @@ fn pack_wdl(codes: &[u16]) -> Vec<u8> {
 }
 
 /// The value of entry `i` of a packed value block (`None` for the invalid code 3).
-fn packed_wdl(block: &[u8], i: usize) -> Option<Wdl> {
+pub fn packed_wdl(block: &[u8], i: usize) -> Option<Wdl> {
     match block[i / 4] >> (2 * (i % 4)) & 3 {
         0 => Some(Wdl::Draw),
         1 => Some(Wdl::Win),
@@ -428,6 +428,31 @@ impl TableFile {
     }
     pub fn file_size(&self) -> u64 {
         self.map.len() as u64
+    }
+
+    /// The whole-file checksum stored in the file's trailer (what a proof
+    /// certificate records to name the exact table it relied on).
+    pub fn file_checksum(&self) -> u64 {
+        let n = self.map.len();
+        u64::from_le_bytes(self.map[n - 16..n - 8].try_into().expect("8 bytes"))
+    }
+
+    /// The whole value stream, decoded: 2 bits per entry, four entries a byte, as
+    /// stored (the block size is a multiple of four, so blocks concatenate).
+    pub fn read_values(&self) -> Result<Vec<u8>, TableError> {
+        if self.header.block_entries % 4 != 0 {
+            return Err(self.corrupt("entries per block not a multiple of 4".into()));
+        }
+        let mut out = Vec::with_capacity(self.header.entries.div_ceil(4) as usize);
+        for b in 0..self.header.blocks() {
+            let raw = self.decompress(Stream::Wdl, b)?;
+            // Code 3 is invalid: a pair of set bits in any entry.
+            if raw.iter().any(|&x| x & (x >> 1) & 0x55 != 0) {
+                return Err(self.corrupt(format!("block {b} of the value stream: invalid value bits")));
+            }
+            out.extend_from_slice(&raw);
+        }
+        Ok(out)
     }
 
     /// Checks the whole-file checksum and every block checksum.

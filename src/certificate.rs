@@ -1,0 +1,320 @@
+//! The proof certificate file (docs/PROOF.md): what a proof claims, the tables it
+//! relies on (by whole-file checksum), and each proof graph, compressed.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::board::Board;
+use crate::index::Signature;
+use crate::position::{Color, Position};
+use crate::proof::Claim;
+use crate::table::Wdl;
+
+pub const MAGIC: [u8; 8] = *b"FNPROOF\n";
+pub const END_MAGIC: [u8; 8] = *b"FNPREND\n";
+pub const VERSION: u32 = 1;
+const ZSTD_LEVEL: i32 = 19;
+/// The largest payload a reader decompresses (a guard against crafted sizes).
+const MAX_PAYLOAD: u64 = 1 << 34;
+
+#[derive(Debug, Error)]
+pub enum CertificateError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a fanotb proof certificate (bad magic bytes)")]
+    NotACertificate { path: PathBuf },
+    #[error("{path}: certificate format version {found}, this fanotb reads version {VERSION}")]
+    Version { path: PathBuf, found: u32 },
+    #[error("{path}: damaged: {what}")]
+    Damaged { path: PathBuf, what: String },
+}
+
+/// One position of a proof graph, with the proving side's move where it is to move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub position: Position,
+    /// The move in notation, for positions where the proof's side moves.
+    pub mv: Option<String>,
+}
+
+/// One proof: a side, what it proves for that side, and its positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub side: Color,
+    pub claim: Claim,
+    pub entries: Vec<Entry>,
+}
+
+/// A whole certificate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Certificate {
+    pub root: Position,
+    /// The value of the root for its side to move.
+    pub value: Wdl,
+    /// Positions with at most this many stones are table leaves.
+    pub max_table_stones: u8,
+    /// The tables relied on, with their whole-file checksums.
+    pub tables: Vec<(Signature, u64)>,
+    pub parts: Vec<Part>,
+}
+
+fn put_u64(v: &mut Vec<u8>, x: u64) {
+    v.extend_from_slice(&x.to_le_bytes());
+}
+
+fn color_byte(c: Color) -> u8 {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+fn wdl_byte(w: Wdl) -> u8 {
+    match w {
+        Wdl::Loss => 0,
+        Wdl::Draw => 1,
+        Wdl::Win => 2,
+    }
+}
+
+impl Certificate {
+    /// The uncompressed payload (docs/PROOF.md).
+    fn payload(&self) -> Vec<u8> {
+        let b = self.root.board();
+        let mut v = vec![b.width() as u8, b.height() as u8];
+        put_u64(&mut v, self.root.white());
+        put_u64(&mut v, self.root.black());
+        v.push(color_byte(self.root.turn()));
+        v.push(wdl_byte(self.value));
+        v.push(self.max_table_stones);
+        v.extend_from_slice(&(self.tables.len() as u32).to_le_bytes());
+        for (sig, sum) in &self.tables {
+            v.push(sig.us);
+            v.push(sig.them);
+            put_u64(&mut v, *sum);
+        }
+        v.push(self.parts.len() as u8);
+        for p in &self.parts {
+            v.push(color_byte(p.side));
+            v.push(match p.claim {
+                Claim::NotLose => 0,
+                Claim::Win => 1,
+            });
+            put_u64(&mut v, p.entries.len() as u64);
+            for e in &p.entries {
+                put_u64(&mut v, e.position.white());
+                put_u64(&mut v, e.position.black());
+                v.push(color_byte(e.position.turn()));
+                let mv = e.mv.as_deref().unwrap_or("");
+                v.push(mv.len() as u8);
+                v.extend_from_slice(mv.as_bytes());
+            }
+        }
+        v
+    }
+
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let payload = self.payload();
+        let packed = zstd::bulk::compress(&payload, ZSTD_LEVEL).expect("zstd compresses memory");
+        let mut v = MAGIC.to_vec();
+        v.extend_from_slice(&VERSION.to_le_bytes());
+        put_u64(&mut v, payload.len() as u64);
+        put_u64(&mut v, packed.len() as u64);
+        v.extend_from_slice(&packed);
+        let sum = xxh3_64(&v);
+        put_u64(&mut v, sum);
+        v.extend_from_slice(&END_MAGIC);
+        v
+    }
+
+    /// Writes the file through a temporary name, fsynced and renamed, so a file with
+    /// the final name is always complete. Returns its size.
+    pub fn write(&self, path: &Path) -> Result<u64, CertificateError> {
+        let io = |source| CertificateError::Io {
+            path: path.into(),
+            source,
+        };
+        let bytes = self.to_bytes();
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        let result = (|| {
+            let mut f = File::create(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, path)
+        })();
+        if let Err(e) = result {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(e));
+        }
+        Ok(bytes.len() as u64)
+    }
+
+    /// Reads and validates a certificate file: framing, checksum, and that every
+    /// field is well formed (positions on the board, stones not overlapping). Whether
+    /// the proof holds is `check`'s business.
+    pub fn read(path: &Path) -> Result<Certificate, CertificateError> {
+        let bytes = std::fs::read(path).map_err(|source| CertificateError::Io {
+            path: path.into(),
+            source,
+        })?;
+        Certificate::from_bytes(path, &bytes)
+    }
+
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Certificate, CertificateError> {
+        let damaged = |what: &str| CertificateError::Damaged {
+            path: path.into(),
+            what: what.into(),
+        };
+        if bytes.len() < 8 || bytes[..8] != MAGIC {
+            return Err(CertificateError::NotACertificate { path: path.into() });
+        }
+        if bytes.len() < 44 {
+            return Err(damaged("truncated"));
+        }
+        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        if version != VERSION {
+            return Err(CertificateError::Version {
+                path: path.into(),
+                found: version,
+            });
+        }
+        let raw_len = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+        let packed_len = u64::from_le_bytes(bytes[20..28].try_into().expect("8 bytes"));
+        if packed_len != bytes.len() as u64 - 44 {
+            return Err(damaged("truncated or extended"));
+        }
+        let end = bytes.len() - 16;
+        let sum = u64::from_le_bytes(bytes[end..end + 8].try_into().expect("8 bytes"));
+        if bytes[end + 8..] != END_MAGIC {
+            return Err(damaged("end marker"));
+        }
+        if xxh3_64(&bytes[..end]) != sum {
+            return Err(damaged("checksum mismatch"));
+        }
+        if raw_len > MAX_PAYLOAD {
+            return Err(damaged("payload size beyond any proof this reader takes"));
+        }
+        let payload = zstd::bulk::decompress(&bytes[28..end], raw_len as usize)
+            .map_err(|e| damaged(&format!("payload: {e}")))?;
+        if payload.len() as u64 != raw_len {
+            return Err(damaged("payload length"));
+        }
+        parse_payload(&payload).map_err(|what| damaged(&what))
+    }
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        if self.b.len() - self.at < n {
+            return Err("payload ends early".into());
+        }
+        self.at += n;
+        Ok(&self.b[self.at - n..self.at])
+    }
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    fn color(&mut self) -> Result<Color, String> {
+        match self.u8()? {
+            0 => Ok(Color::White),
+            1 => Ok(Color::Black),
+            c => Err(format!("side code {c}")),
+        }
+    }
+    fn position(&mut self, board: &'static Board) -> Result<Position, String> {
+        let white = self.u64()?;
+        let black = self.u64()?;
+        let turn = self.color()?;
+        if (white | black) & !board.all() != 0 {
+            return Err("a position with stones off the board".into());
+        }
+        Position::new(board, white, black, turn).map_err(|e| e.to_string())
+    }
+}
+
+fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
+    let mut r = Reader { b, at: 0 };
+    let (w, h) = (r.u8()? as usize, r.u8()? as usize);
+    let board = Board::get(w, h).map_err(|e| e.to_string())?;
+    let root = r.position(board)?;
+    let value = match r.u8()? {
+        0 => Wdl::Loss,
+        1 => Wdl::Draw,
+        2 => Wdl::Win,
+        v => return Err(format!("value code {v}")),
+    };
+    let max_table_stones = r.u8()?;
+    let n_tables = r.u32()? as usize;
+    let mut tables = Vec::new();
+    for _ in 0..n_tables {
+        let (us, them) = (r.u8()?, r.u8()?);
+        if us == 0 || them == 0 || (us + them) as usize > board.points() {
+            return Err(format!("table signature {us}v{them}"));
+        }
+        tables.push((Signature::new(us, them), r.u64()?));
+    }
+    let n_parts = r.u8()?;
+    let mut parts = Vec::new();
+    for _ in 0..n_parts {
+        let side = r.color()?;
+        let claim = match r.u8()? {
+            0 => Claim::NotLose,
+            1 => Claim::Win,
+            c => return Err(format!("claim code {c}")),
+        };
+        let n = r.u64()?;
+        // Each entry takes at least 18 bytes: a count beyond that is damage.
+        if n > (b.len() - r.at) as u64 / 18 {
+            return Err(format!("a proof of {n} positions in a payload too small for it"));
+        }
+        let mut entries = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let position = r.position(board)?;
+            let len = r.u8()? as usize;
+            let mv = if len == 0 {
+                None
+            } else {
+                let text = std::str::from_utf8(r.take(len)?)
+                    .map_err(|_| "a move that is not text".to_string())?;
+                Some(text.to_string())
+            };
+            entries.push(Entry { position, mv });
+        }
+        parts.push(Part {
+            side,
+            claim,
+            entries,
+        });
+    }
+    if r.at != b.len() {
+        return Err("bytes after the last proof".into());
+    }
+    Ok(Certificate {
+        root,
+        value,
+        max_table_stones,
+        tables,
+        parts,
+    })
+}

@@ -1,0 +1,287 @@
+//! The proof checker: verifies a certificate (docs/PROOF.md) from the rules alone.
+//!
+//! It shares nothing with the search (`proof`) but the move generator and the table
+//! probe: it reads the certificate, checks the tables it names by checksum, and then
+//! checks every position of every proof against the definition, in parallel.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use thiserror::Error;
+
+use crate::certificate::{Certificate, CertificateError, Part};
+use crate::index::Signature;
+use crate::position::{Color, Position};
+use crate::probe::{ProbeError, ValueTables};
+use crate::proof::Claim;
+use crate::table::Wdl;
+
+#[derive(Debug, Error)]
+pub enum CheckError {
+    #[error(transparent)]
+    Certificate(#[from] CertificateError),
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    #[error(
+        "table {sig} in {dir} is not the one the proof relied on: checksum {found:016x}, the certificate names {expected:016x}"
+    )]
+    TableMismatch {
+        sig: Signature,
+        dir: String,
+        found: u64,
+        expected: u64,
+    },
+    #[error("the certificate claims {claimed} but its proofs are {found}")]
+    Claims { claimed: String, found: String },
+    #[error("proof that {side} {claim}: position {position}: {reason}")]
+    Invalid {
+        side: &'static str,
+        claim: &'static str,
+        position: String,
+        reason: String,
+    },
+}
+
+/// What a successful check established.
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    pub root: Position,
+    pub value: Wdl,
+    pub max_table_stones: u8,
+    /// Per proof: side, claim, positions.
+    pub parts: Vec<(Color, Claim, usize)>,
+    /// Positions checked over all proofs.
+    pub positions: u64,
+    /// Moves followed over all proofs.
+    pub moves: u64,
+    pub tables: usize,
+    pub seconds: f64,
+}
+
+fn claim_text(c: Claim) -> &'static str {
+    match c {
+        Claim::Win => "wins",
+        Claim::NotLose => "does not lose",
+    }
+}
+
+/// The proofs a value needs, as (side, claim), sorted.
+fn required(root: &Position, value: Wdl) -> Vec<(u8, u8)> {
+    let code = |c: Color, k: Claim| (c as u8, k as u8);
+    let (me, you) = (root.turn(), root.turn().other());
+    let mut v = match value {
+        Wdl::Win => vec![code(me, Claim::Win)],
+        Wdl::Loss => vec![code(you, Claim::Win)],
+        Wdl::Draw => vec![code(me, Claim::NotLose), code(you, Claim::NotLose)],
+    };
+    v.sort();
+    v
+}
+
+/// Checks the certificate at `path` against the tables in `dir`.
+pub fn check(path: &Path, dir: &Path) -> Result<CheckReport, CheckError> {
+    let start = Instant::now();
+    let cert = Certificate::read(path)?;
+    let board = cert.root.board();
+    let mut found: Vec<(u8, u8)> = cert
+        .parts
+        .iter()
+        .map(|p| (p.side as u8, p.claim as u8))
+        .collect();
+    found.sort();
+    if found != required(&cert.root, cert.value) {
+        let list: Vec<String> = cert
+            .parts
+            .iter()
+            .map(|p| format!("{} {}", p.side.name(), claim_text(p.claim)))
+            .collect();
+        return Err(CheckError::Claims {
+            claimed: format!("{} for {}", cert.value.name(), cert.root.turn().name()),
+            found: if list.is_empty() {
+                "none".into()
+            } else {
+                list.join(", ")
+            },
+        });
+    }
+    let sigs: Vec<Signature> = cert.tables.iter().map(|t| t.0).collect();
+    let tables = ValueTables::load(dir, board, &sigs)?;
+    for (sig, expected) in &cert.tables {
+        let found = tables
+            .checksums()
+            .iter()
+            .find(|t| t.0 == *sig)
+            .map_or(0, |t| t.1);
+        if found != *expected {
+            return Err(CheckError::TableMismatch {
+                sig: *sig,
+                dir: dir.display().to_string(),
+                found,
+                expected: *expected,
+            });
+        }
+    }
+    let mut positions = 0;
+    let mut moves = 0;
+    for part in &cert.parts {
+        moves += check_part(&cert, part, &tables)?;
+        positions += part.entries.len() as u64;
+    }
+    Ok(CheckReport {
+        root: cert.root,
+        value: cert.value,
+        max_table_stones: cert.max_table_stones,
+        parts: cert
+            .parts
+            .iter()
+            .map(|p| (p.side, p.claim, p.entries.len()))
+            .collect(),
+        positions,
+        moves,
+        tables: cert.tables.len(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Checks one proof; returns the number of moves followed.
+fn check_part(cert: &Certificate, part: &Part, tables: &ValueTables) -> Result<u64, CheckError> {
+    let side = part.side;
+    let invalid = |p: &Position, reason: String| CheckError::Invalid {
+        side: side.name(),
+        claim: claim_text(part.claim),
+        position: p.to_string(),
+        reason,
+    };
+    let mut index: HashMap<Position, usize> = HashMap::with_capacity(part.entries.len());
+    for (i, e) in part.entries.iter().enumerate() {
+        if index.insert(e.position, i).is_some() {
+            return Err(invalid(&e.position, "listed twice".into()));
+        }
+    }
+    if !index.contains_key(&cert.root) {
+        return Err(invalid(&cert.root, "the root is not in the proof".into()));
+    }
+    let k = cert.max_table_stones as u32;
+    // Where a move leads: into the proof (its index), or to an end good for S.
+    let follow = |from: &Position, to: Position| -> Result<Option<usize>, String> {
+        if let Some(&j) = index.get(&to) {
+            return Ok(Some(j));
+        }
+        let mover_value = if to.us() == 0 || to.is_lost() {
+            Wdl::Loss
+        } else if (to.us() | to.them()).count_ones() <= k {
+            tables
+                .value(to.us(), to.them())
+                .ok_or_else(|| format!("leads to {to}, whose table the certificate does not name"))?
+        } else {
+            return Err(format!(
+                "leads to {to}, which is neither in the proof nor a table position"
+            ));
+        };
+        let for_side = if to.turn() == side {
+            mover_value
+        } else {
+            mover_value.flipped()
+        };
+        let ok = match part.claim {
+            Claim::Win => for_side == Wdl::Win,
+            Claim::NotLose => for_side != Wdl::Loss,
+        };
+        if ok {
+            Ok(None)
+        } else {
+            Err(format!(
+                "{} leads to {to}, a {} for {}",
+                if from.turn() == side { "its move" } else { "a reply" },
+                for_side.name(),
+                side.name()
+            ))
+        }
+    };
+    // Every position's moves, in parallel; the edges inside the proof are kept for
+    // the acyclicity check of a win.
+    let edges: Vec<Result<(Vec<usize>, u64), CheckError>> = part
+        .entries
+        .par_iter()
+        .map(|e| {
+            let p = &e.position;
+            let mut out = Vec::new();
+            if p.turn() == side {
+                let text = e
+                    .mv
+                    .as_deref()
+                    .ok_or_else(|| invalid(p, format!("{} to move but no move given", side.name())))?;
+                let mv = p
+                    .parse_move(text)
+                    .map_err(|err| invalid(p, err.to_string()))?;
+                let to = p.apply(&mv);
+                out.extend(follow(p, to).map_err(|r| invalid(p, format!("{text} {r}")))?);
+                Ok((out, 1))
+            } else {
+                if e.mv.is_some() {
+                    return Err(invalid(p, "a move given for the opponent".into()));
+                }
+                let legal = p.legal_moves();
+                for mv in &legal {
+                    let to = p.apply(mv);
+                    let text = mv.notation(p.board());
+                    out.extend(follow(p, to).map_err(|r| invalid(p, format!("{text}: {r}")))?);
+                }
+                Ok((out, legal.len() as u64))
+            }
+        })
+        .collect();
+    let mut adj = Vec::with_capacity(edges.len());
+    let mut moves = 0;
+    for r in edges {
+        let (out, n) = r?;
+        moves += n;
+        adj.push(out);
+    }
+    if part.claim == Claim::Win
+        && let Some(i) = find_cycle(&adj)
+    {
+        return Err(invalid(
+            &part.entries[i].position,
+            "lies on a cycle: a win must end".into(),
+        ));
+    }
+    Ok(moves)
+}
+
+/// A node on a cycle of the graph, if it has one (Kahn's algorithm: what cannot be
+/// peeled off in topological order contains a cycle, and walking forward inside the
+/// remainder must come back to a node).
+fn find_cycle(adj: &[Vec<usize>]) -> Option<usize> {
+    let n = adj.len();
+    let mut indeg = vec![0usize; n];
+    for out in adj {
+        for &j in out {
+            indeg[j] += 1;
+        }
+    }
+    let mut queue: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+    let mut removed = vec![false; n];
+    while let Some(i) = queue.pop() {
+        removed[i] = true;
+        for &j in &adj[i] {
+            indeg[j] -= 1;
+            if indeg[j] == 0 {
+                queue.push(j);
+            }
+        }
+    }
+    let first = (0..n).find(|&i| !removed[i])?;
+    let mut seen = vec![false; n];
+    let mut i = first;
+    while !seen[i] {
+        seen[i] = true;
+        i = *adj[i]
+            .iter()
+            .find(|&&j| !removed[j])
+            .expect("a node left by Kahn's algorithm has a successor left");
+    }
+    Some(i)
+}
