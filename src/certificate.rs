@@ -230,10 +230,14 @@ impl Reader<'_> {
         Ok(self.take(1)?[0])
     }
     fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
     fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
     fn color(&mut self) -> Result<Color, String> {
         match self.u8()? {
@@ -286,7 +290,9 @@ fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
         let n = r.u64()?;
         // Each entry takes at least 18 bytes: a count beyond that is damage.
         if n > (b.len() - r.at) as u64 / 18 {
-            return Err(format!("a proof of {n} positions in a payload too small for it"));
+            return Err(format!(
+                "a proof of {n} positions in a payload too small for it"
+            ));
         }
         let mut entries = Vec::with_capacity(n as usize);
         for _ in 0..n {

@@ -172,9 +172,9 @@ fn check_part(cert: &Certificate, part: &Part, tables: &ValueTables) -> Result<u
         let mover_value = if to.us() == 0 || to.is_lost() {
             Wdl::Loss
         } else if (to.us() | to.them()).count_ones() <= k {
-            tables
-                .value(to.us(), to.them())
-                .ok_or_else(|| format!("leads to {to}, whose table the certificate does not name"))?
+            tables.value(to.us(), to.them()).ok_or_else(|| {
+                format!("leads to {to}, whose table the certificate does not name")
+            })?
         } else {
             return Err(format!(
                 "leads to {to}, which is neither in the proof nor a table position"
@@ -194,7 +194,11 @@ fn check_part(cert: &Certificate, part: &Part, tables: &ValueTables) -> Result<u
         } else {
             Err(format!(
                 "{} leads to {to}, a {} for {}",
-                if from.turn() == side { "its move" } else { "a reply" },
+                if from.turn() == side {
+                    "its move"
+                } else {
+                    "a reply"
+                },
                 for_side.name(),
                 side.name()
             ))
@@ -209,10 +213,9 @@ fn check_part(cert: &Certificate, part: &Part, tables: &ValueTables) -> Result<u
             let p = &e.position;
             let mut out = Vec::new();
             if p.turn() == side {
-                let text = e
-                    .mv
-                    .as_deref()
-                    .ok_or_else(|| invalid(p, format!("{} to move but no move given", side.name())))?;
+                let text = e.mv.as_deref().ok_or_else(|| {
+                    invalid(p, format!("{} to move but no move given", side.name()))
+                })?;
                 let mv = p
                     .parse_move(text)
                     .map_err(|err| invalid(p, err.to_string()))?;

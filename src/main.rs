@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
-use fanotb::index::{Indexer, Signature};
 use fanotb::check::check as check_proof;
+use fanotb::index::{Indexer, Signature};
 use fanotb::probe::{MoveOutcome, Outcome, Tablebase, best_count};
 use fanotb::proof::{Claim, Limits, ProveOptions, Proved, SearchProgress, prove};
 use fanotb::retro::{Options, TableReport, generate, peak_rss};
@@ -668,7 +668,10 @@ fn run(cmd: Command) -> Result<()> {
                     let name = if position.is_none() {
                         "start".to_string()
                     } else {
-                        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(pos.to_string().as_bytes()))
+                        format!(
+                            "{:016x}",
+                            xxhash_rust::xxh3::xxh3_64(pos.to_string().as_bytes())
+                        )
                     };
                     d.join(format!("{}-{name}.fnproof", pos.board().size_name()))
                 }
@@ -1049,9 +1052,7 @@ impl<'a> ProofSummary<'a> {
             pos.turn().name()
         );
         for (side, claim, n, nodes, secs) in self.proofs() {
-            t += &format!(
-                "  {side} {claim}: {n} positions ({nodes} search nodes, {secs:.1} s)\n"
-            );
+            t += &format!("  {side} {claim}: {n} positions ({nodes} search nodes, {secs:.1} s)\n");
         }
         t += &format!(
             "tables: {} up to {} stones, {} positions, {:.1} s\n",

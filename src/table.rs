@@ -440,7 +440,7 @@ impl TableFile {
     /// The whole value stream, decoded: 2 bits per entry, four entries a byte, as
     /// stored (the block size is a multiple of four, so blocks concatenate).
     pub fn read_values(&self) -> Result<Vec<u8>, TableError> {
-        if self.header.block_entries % 4 != 0 {
+        if !self.header.block_entries.is_multiple_of(4) {
             return Err(self.corrupt("entries per block not a multiple of 4".into()));
         }
         let mut out = Vec::with_capacity(self.header.entries.div_ceil(4) as usize);
@@ -448,7 +448,9 @@ impl TableFile {
             let raw = self.decompress(Stream::Wdl, b)?;
             // Code 3 is invalid: a pair of set bits in any entry.
             if raw.iter().any(|&x| x & (x >> 1) & 0x55 != 0) {
-                return Err(self.corrupt(format!("block {b} of the value stream: invalid value bits")));
+                return Err(
+                    self.corrupt(format!("block {b} of the value stream: invalid value bits"))
+                );
             }
             out.extend_from_slice(&raw);
         }
