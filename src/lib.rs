@@ -6,6 +6,7 @@
 pub mod board;
 pub mod certificate;
 pub mod check;
+pub mod checkpoint;
 pub mod movegen;
 pub mod position;
 

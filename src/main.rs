@@ -9,7 +9,7 @@ use serde_json::json;
 use fanotb::check::check as check_proof;
 use fanotb::index::{Indexer, Signature};
 use fanotb::probe::{MoveOutcome, Outcome, Tablebase, best_count};
-use fanotb::proof::{Claim, Limits, ProveOptions, Proved, SearchProgress, prove};
+use fanotb::proof::{CheckpointPlan, Claim, Limits, ProveOptions, Proved, SearchProgress, prove};
 use fanotb::retro::{Options, TableReport, generate, peak_rss};
 use fanotb::solve::{SMALL_BOARDS, Solution, published, solve};
 use fanotb::table::{TableFile, Wdl};
@@ -176,6 +176,16 @@ enum Command {
         /// Give up after this many search nodes (per search).
         #[arg(long)]
         max_nodes: Option<u64>,
+        /// Give up when a search's transposition table holds this many positions
+        /// (about 60 bytes each; the default keeps both searches near 12 GiB).
+        #[arg(long, default_value_t = 100_000_000)]
+        max_entries: usize,
+        /// Save each search's table to FILE.white.ckpt / FILE.black.ckpt every
+        /// --checkpoint-minutes and when it stops undecided; the same command resumes.
+        #[arg(long)]
+        checkpoint: Option<PathBuf>,
+        #[arg(long, default_value_t = 10.0)]
+        checkpoint_minutes: f64,
         #[command(flatten)]
         tables: TablesArg,
         #[arg(long)]
@@ -655,6 +665,9 @@ fn run(cmd: Command) -> Result<()> {
             out,
             threads,
             max_nodes,
+            max_entries,
+            checkpoint,
+            checkpoint_minutes,
             tables,
             json,
         } => {
@@ -681,7 +694,12 @@ fn run(cmd: Command) -> Result<()> {
                 threads,
                 limits: Limits {
                     max_nodes: max_nodes.unwrap_or(u64::MAX),
+                    max_entries,
                 },
+                checkpoint: checkpoint.map(|prefix| CheckpointPlan {
+                    prefix,
+                    every: std::time::Duration::from_secs_f64(checkpoint_minutes.max(0.0) * 60.0),
+                }),
                 table_progress: !json,
             };
             let display = SearchDisplay::new(json);

@@ -91,6 +91,26 @@ pub struct SearchOutcome {
     pub nodes: u64,
     pub seconds: f64,
     pub repairs: usize,
+    /// Positions loaded from a checkpoint at the start.
+    pub resumed: usize,
+    /// Positions in the transposition table at the end.
+    pub entries: usize,
+}
+
+/// Where and how often a search saves its transposition table.
+#[derive(Clone, Debug)]
+pub struct CheckpointPlan {
+    /// Files `PREFIX.white.ckpt` and `PREFIX.black.ckpt`, one per search.
+    pub prefix: std::path::PathBuf,
+    pub every: std::time::Duration,
+}
+
+impl CheckpointPlan {
+    fn path(&self, attacker: Color) -> std::path::PathBuf {
+        let mut p = self.prefix.as_os_str().to_owned();
+        p.push(format!(".{}.ckpt", attacker.name().to_lowercase()));
+        p.into()
+    }
 }
 
 /// Search limits.
@@ -98,6 +118,9 @@ pub struct SearchOutcome {
 pub struct Limits {
     /// Give up after this many expanded nodes.
     pub max_nodes: u64,
+    /// Give up when the transposition table holds this many positions (its memory
+    /// is about 60 bytes a position, measured).
+    pub max_entries: usize,
 }
 
 struct Dfpn<'a> {
@@ -111,6 +134,13 @@ struct Dfpn<'a> {
     start: Instant,
     progress: &'a (dyn Fn(&SearchProgress) + Sync),
     root: Key,
+    checkpoint: Option<(
+        std::path::PathBuf,
+        std::time::Duration,
+        crate::checkpoint::Identity,
+    )>,
+    last_save: Instant,
+    save_error: Option<crate::checkpoint::CheckpointError>,
 }
 
 struct Child {
@@ -176,7 +206,24 @@ impl Dfpn<'_> {
         }
     }
 
-    fn report(&self) {
+    fn save(&mut self) {
+        if let Some((path, _, id)) = &self.checkpoint {
+            let entries = self.tt.iter().map(|(k, v)| ((k.0, k.1), *v));
+            if let Err(e) = crate::checkpoint::save(path, *id, self.tt.len(), entries) {
+                self.save_error = Some(e);
+            }
+            self.last_save = Instant::now();
+        }
+    }
+
+    fn report(&mut self) {
+        if self
+            .checkpoint
+            .as_ref()
+            .is_some_and(|(_, every, _)| self.last_save.elapsed() >= *every)
+        {
+            self.save();
+        }
         let (pn, dn) = self.tt.get(&self.root).copied().unwrap_or((1, 1));
         (self.progress)(&SearchProgress {
             attacker: self.attacker,
@@ -189,7 +236,10 @@ impl Dfpn<'_> {
     }
 
     fn halted(&self) -> bool {
-        self.stop.load(Relaxed) || self.nodes >= self.limits.max_nodes
+        self.stop.load(Relaxed)
+            || self.nodes >= self.limits.max_nodes
+            || self.tt.len() >= self.limits.max_entries
+            || self.save_error.is_some()
     }
 
     /// Multiple iterative deepening: expands `pos` until its proof number reaches
@@ -488,15 +538,26 @@ fn greatest_fixpoint(
 }
 
 /// Decides whether `attacker` wins `root` under the tables, and extracts the
-/// certificate of the answer. `stop` ends the search early from outside.
+/// certificate of the answer. `stop` ends the search early from outside. With a
+/// checkpoint plan the search starts from its saved table if there is one, saves it
+/// as it goes and when it stops undecided, and removes it once decided.
 pub fn search(
     tables: &ValueTables,
     root: &Position,
     attacker: Color,
     limits: Limits,
+    checkpoint: Option<&CheckpointPlan>,
     stop: &AtomicBool,
     progress: &(dyn Fn(&SearchProgress) + Sync),
-) -> SearchOutcome {
+) -> Result<SearchOutcome, crate::checkpoint::CheckpointError> {
+    let color = |c: Color| (c == Color::Black) as u8;
+    let id = crate::checkpoint::Identity {
+        white: root.white(),
+        black: root.black(),
+        turn: color(root.turn()),
+        attacker: color(attacker),
+        table_stones: tables.max_stones() as u8,
+    };
     let mut s = Dfpn {
         tables,
         attacker,
@@ -508,10 +569,24 @@ pub fn search(
         start: Instant::now(),
         progress,
         root: Key::of(root),
+        checkpoint: checkpoint.map(|c| (c.path(attacker), c.every, id)),
+        last_save: Instant::now(),
+        save_error: None,
     };
+    let mut resumed = 0;
+    if let Some((path, _, id)) = &s.checkpoint {
+        let tt = &mut s.tt;
+        resumed = crate::checkpoint::load(path, *id, |k, v| {
+            tt.insert(Key(k.0, k.1), v);
+        })?
+        .unwrap_or(0);
+    }
     let mut repairs = 0;
     loop {
         let verdict = s.run(root);
+        if let Some(e) = s.save_error.take() {
+            return Err(e);
+        }
         let done = |s: &Dfpn, verdict, graph, repairs| SearchOutcome {
             attacker,
             attacker_wins: verdict,
@@ -519,19 +594,32 @@ pub fn search(
             nodes: s.nodes,
             seconds: s.start.elapsed().as_secs_f64(),
             repairs,
+            resumed,
+            entries: s.tt.len(),
         };
         let Some(win) = verdict else {
-            return done(&s, None, None, repairs);
+            if !stop.load(Relaxed) {
+                s.save();
+                if let Some(e) = s.save_error.take() {
+                    return Err(e);
+                }
+            }
+            return Ok(done(&s, None, None, repairs));
         };
         match s.extract(root, win) {
-            Ok(g) => return done(&s, verdict, Some(g), repairs),
+            Ok(g) => {
+                if let Some((path, _, _)) = &s.checkpoint {
+                    let _ = std::fs::remove_file(path);
+                }
+                return Ok(done(&s, verdict, Some(g), repairs));
+            }
             Err(rejected) if repairs < MAX_REPAIRS => {
                 for k in rejected {
                     s.tt.remove(&k);
                 }
                 repairs += 1;
             }
-            Err(_) => return done(&s, None, None, repairs),
+            Err(_) => return Ok(done(&s, None, None, repairs)),
         }
     }
 }
@@ -545,14 +633,21 @@ pub enum ProveError {
     Probe(#[from] crate::probe::ProbeError),
     #[error(transparent)]
     Certificate(#[from] crate::certificate::CertificateError),
+    #[error(transparent)]
+    Checkpoint(#[from] crate::checkpoint::CheckpointError),
     #[error("the position is over: {0} has no stones")]
     NoStones(&'static str),
     #[error("--max-table-stones {0}: tables start at 2 stones")]
     TooFewStones(usize),
     #[error(
-        "undecided after {nodes} search nodes (the limit): raise --max-nodes or --max-table-stones"
+        "undecided after {nodes} search nodes and {entries} table positions (a limit){}: raise --max-nodes, --max-entries or --max-table-stones",
+        if *.checkpointed { ", saved in the checkpoint: the same command resumes" } else { "" }
     )]
-    Undecided { nodes: u64 },
+    Undecided {
+        nodes: u64,
+        entries: u64,
+        checkpointed: bool,
+    },
 }
 
 /// How to prove.
@@ -563,6 +658,7 @@ pub struct ProveOptions {
     /// Table builds and the searches (two searches run at once with two or more).
     pub threads: Option<usize>,
     pub limits: Limits,
+    pub checkpoint: Option<CheckpointPlan>,
     /// Progress bars while tables build.
     pub table_progress: bool,
 }
@@ -629,8 +725,16 @@ pub fn prove(
         >= 2;
     let stop = AtomicBool::new(false);
     let run = |attacker: Color| {
-        let out = search(&values, pos, attacker, opts.limits, &stop, progress);
-        if out.attacker_wins == Some(true) {
+        let out = search(
+            &values,
+            pos,
+            attacker,
+            opts.limits,
+            opts.checkpoint.as_ref(),
+            &stop,
+            progress,
+        );
+        if out.as_ref().is_ok_and(|o| o.attacker_wins == Some(true)) {
             stop.store(true, Relaxed);
         }
         out
@@ -651,22 +755,26 @@ pub fn prove(
                 b.join().expect("the search does not panic"),
             ]
         })
+        .into_iter()
+        .collect::<Result<_, _>>()?
     } else {
         std::thread::scope(|s| {
             std::thread::Builder::new()
                 .stack_size(STACK)
                 .spawn_scoped(s, || {
-                    let first = run(me);
-                    if first.attacker_wins == Some(true) {
-                        vec![first]
-                    } else {
-                        vec![first, run(me.other())]
-                    }
+                    let first = run(me)?;
+                    Ok::<_, crate::checkpoint::CheckpointError>(
+                        if first.attacker_wins == Some(true) {
+                            vec![first]
+                        } else {
+                            vec![first, run(me.other())?]
+                        },
+                    )
                 })
                 .expect("a search thread starts")
                 .join()
                 .expect("the search does not panic")
-        })
+        })?
     };
     let wins = |c: Color| {
         searches
@@ -684,6 +792,8 @@ pub fn prove(
         _ => {
             return Err(ProveError::Undecided {
                 nodes: searches.iter().map(|s| s.nodes).sum(),
+                entries: searches.iter().map(|s| s.entries as u64).sum(),
+                checkpointed: opts.checkpoint.is_some(),
             });
         }
     };

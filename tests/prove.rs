@@ -17,7 +17,9 @@ fn opts(k: usize) -> ProveOptions {
         threads: Some(2),
         limits: Limits {
             max_nodes: 50_000_000,
+            max_entries: 50_000_000,
         },
+        checkpoint: None,
         table_progress: false,
     }
 }
@@ -375,4 +377,63 @@ fn closure(tb: &Tablebase, root: &Position, k: usize, cycle: &[Position]) -> Vec
         }
     }
     out
+}
+
+#[test]
+fn an_interrupted_search_resumes_from_its_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = Position::start(Board::get(5, 5).unwrap());
+    let prefix = dir.path().join("dimy");
+    let with = |max_nodes| ProveOptions {
+        threads: Some(1),
+        limits: Limits {
+            max_nodes,
+            max_entries: 50_000_000,
+        },
+        checkpoint: Some(fanotb::proof::CheckpointPlan {
+            prefix: prefix.clone(),
+            every: std::time::Duration::from_secs(3600),
+        }),
+        ..opts(6)
+    };
+    let fresh = prove(
+        dir.path(),
+        &start,
+        &ProveOptions {
+            checkpoint: None,
+            ..with(u64::MAX)
+        },
+        |_| {},
+        &|_| {},
+    )
+    .unwrap();
+    let e = prove(dir.path(), &start, &with(2_000), |_| {}, &|_| {}).unwrap_err();
+    assert!(e.to_string().contains("the same command resumes"), "{e}");
+    let white = dir.path().join("dimy.white.ckpt");
+    assert!(white.exists());
+
+    // A damaged checkpoint is an error, not a panic or a silent restart.
+    let good = std::fs::read(&white).unwrap();
+    let mut bad = good.clone();
+    let n = bad.len();
+    bad[n / 2] ^= 1;
+    std::fs::write(&white, &bad).unwrap();
+    let e = prove(dir.path(), &start, &with(u64::MAX), |_| {}, &|_| {}).unwrap_err();
+    assert!(e.to_string().contains("checksum mismatch"), "{e}");
+    std::fs::write(&white, &good).unwrap();
+
+    let resumed = prove(dir.path(), &start, &with(u64::MAX), |_| {}, &|_| {}).unwrap();
+    assert_eq!(resumed.certificate.value, Wdl::Draw);
+    let first = &resumed.searches[0];
+    assert!(first.resumed > 0);
+    assert!(
+        first.nodes < fresh.searches[0].nodes,
+        "{} vs {}",
+        first.nodes,
+        fresh.searches[0].nodes
+    );
+    assert!(!white.exists(), "a decided search removes its checkpoint");
+    let file = dir.path().join("resumed.fnproof");
+    resumed.certificate.write(&file).unwrap();
+    check(&file, dir.path()).unwrap();
 }

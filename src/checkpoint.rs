@@ -1,0 +1,156 @@
+//! Checkpoints of a proof search: its transposition table, saved now and then so a
+//! long search that is stopped (or reaches its memory budget) resumes where it was.
+//!
+//! File: magic `FNCKPT1\n`, then zstd of: root white u64, black u64, turn u8,
+//! attacker u8, table stones u8, entries u64, and per entry (key.0 u64, key.1 u64,
+//! pn u32, dn u32); then the xxh3-64 of every byte before it. Little-endian. Written
+//! to a temporary name, fsynced and renamed.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+use xxhash_rust::xxh3::Xxh3;
+
+const MAGIC: [u8; 8] = *b"FNCKPT1\n";
+
+#[derive(Debug, Error)]
+pub enum CheckpointError {
+    #[error("checkpoint {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("checkpoint {path}: {what}")]
+    Invalid { path: PathBuf, what: String },
+}
+
+/// What a checkpoint belongs to: a search is resumed only from its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub white: u64,
+    pub black: u64,
+    pub turn: u8,
+    pub attacker: u8,
+    pub table_stones: u8,
+}
+
+impl Identity {
+    fn bytes(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(19);
+        v.extend_from_slice(&self.white.to_le_bytes());
+        v.extend_from_slice(&self.black.to_le_bytes());
+        v.extend_from_slice(&[self.turn, self.attacker, self.table_stones]);
+        v
+    }
+}
+
+/// A writer that hashes what passes through it.
+struct Hashing<W: Write> {
+    inner: W,
+    hash: Xxh3,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Saves `entries` (key, pn, dn) as the checkpoint of `id` at `path`.
+pub fn save<'a>(
+    path: &Path,
+    id: Identity,
+    count: usize,
+    entries: impl Iterator<Item = ((u64, u64), (u32, u32))> + 'a,
+) -> Result<(), CheckpointError> {
+    let io = |source| CheckpointError::Io {
+        path: path.into(),
+        source,
+    };
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let result = (|| -> std::io::Result<()> {
+        let mut out = Hashing {
+            inner: BufWriter::new(File::create(&tmp)?),
+            hash: Xxh3::new(),
+        };
+        out.write_all(&MAGIC)?;
+        let mut z = zstd::Encoder::new(&mut out, 1)?;
+        z.write_all(&id.bytes())?;
+        z.write_all(&(count as u64).to_le_bytes())?;
+        let mut written = 0usize;
+        for ((a, b), (pn, dn)) in entries {
+            z.write_all(&a.to_le_bytes())?;
+            z.write_all(&b.to_le_bytes())?;
+            z.write_all(&pn.to_le_bytes())?;
+            z.write_all(&dn.to_le_bytes())?;
+            written += 1;
+        }
+        assert_eq!(written, count, "the entry count is the table's length");
+        z.finish()?;
+        let sum = out.hash.digest();
+        let mut inner = out.inner;
+        inner.write_all(&sum.to_le_bytes())?;
+        let f = inner.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}
+
+/// Loads the checkpoint at `path` if there is one; it must belong to `id`.
+pub fn load(
+    path: &Path,
+    id: Identity,
+    mut insert: impl FnMut((u64, u64), (u32, u32)),
+) -> Result<Option<usize>, CheckpointError> {
+    let invalid = |what: &str| CheckpointError::Invalid {
+        path: path.into(),
+        what: what.into(),
+    };
+    let io = |source| CheckpointError::Io {
+        path: path.into(),
+        source,
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(e)),
+    };
+    if bytes.len() < 16 || bytes[..8] != MAGIC {
+        return Err(invalid("not a fanotb search checkpoint"));
+    }
+    let end = bytes.len() - 8;
+    let sum = u64::from_le_bytes(bytes[end..].try_into().expect("8 bytes"));
+    if xxhash_rust::xxh3::xxh3_64(&bytes[..end]) != sum {
+        return Err(invalid("checksum mismatch (damaged or incomplete)"));
+    }
+    let mut z = BufReader::new(zstd::Decoder::new(&bytes[8..end]).map_err(io)?);
+    let mut head = vec![0u8; 19 + 8];
+    z.read_exact(&mut head).map_err(io)?;
+    if head[..19] != id.bytes()[..] {
+        return Err(invalid(
+            "belongs to another search (position, side or table stones differ): remove it or name another",
+        ));
+    }
+    let count = u64::from_le_bytes(head[19..27].try_into().expect("8 bytes")) as usize;
+    let mut rec = [0u8; 24];
+    for _ in 0..count {
+        z.read_exact(&mut rec).map_err(io)?;
+        let u = |i: usize| u64::from_le_bytes(rec[i..i + 8].try_into().expect("8 bytes"));
+        let w = |i: usize| u32::from_le_bytes(rec[i..i + 4].try_into().expect("4 bytes"));
+        insert((u(0), u(8)), (w(16), w(20)));
+    }
+    Ok(Some(count))
+}
