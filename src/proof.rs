@@ -76,6 +76,8 @@ pub struct SearchProgress {
     pub proof: u32,
     pub disproof: u32,
     pub table_entries: usize,
+    /// Collections of the transposition table so far.
+    pub collections: u32,
 }
 
 /// The outcome of one search.
@@ -259,6 +261,7 @@ impl Dfpn<'_> {
             proof: pn,
             disproof: dn,
             table_entries: self.tt.len(),
+            collections: self.collections,
         });
     }
 
@@ -338,14 +341,7 @@ impl Dfpn<'_> {
             }
             result = (pn, dn);
             let work = base.saturating_add((self.nodes - first).min(u32::MAX as u64) as u32);
-            self.tt.insert(
-                key,
-                Numbers {
-                    pn,
-                    dn,
-                    work,
-                },
-            );
+            self.tt.insert(key, Numbers { pn, dn, work });
             if pn >= th_pn || dn >= th_dn || pn == 0 || dn == 0 || self.halted() {
                 break;
             }
