@@ -2,7 +2,7 @@
 //! relies on (by whole-file checksum), and each proof graph, compressed.
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -18,8 +18,9 @@ pub const MAGIC: [u8; 8] = *b"FNPROOF\n";
 pub const END_MAGIC: [u8; 8] = *b"FNPREND\n";
 pub const VERSION: u32 = 1;
 const ZSTD_LEVEL: i32 = 19;
-/// The largest payload a reader decompresses (a guard against crafted sizes).
-const MAX_PAYLOAD: u64 = 1 << 34;
+/// The largest payload a reader decompresses (a guard against crafted sizes; the
+/// payload is decompressed as a stream, so memory follows the real size).
+const MAX_PAYLOAD: u64 = 1 << 32;
 
 #[derive(Debug, Error)]
 pub enum CertificateError {
@@ -204,7 +205,9 @@ impl Certificate {
         if raw_len > MAX_PAYLOAD {
             return Err(damaged("payload size beyond any proof this reader takes"));
         }
-        let payload = zstd::bulk::decompress(&bytes[28..end], raw_len as usize)
+        let mut payload = Vec::new();
+        zstd::stream::Decoder::new(&bytes[28..end])
+            .and_then(|d| d.take(raw_len + 1).read_to_end(&mut payload))
             .map_err(|e| damaged(&format!("payload: {e}")))?;
         if payload.len() as u64 != raw_len {
             return Err(damaged("payload length"));

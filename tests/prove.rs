@@ -232,6 +232,19 @@ fn tampered_certificates_are_rejected() {
     }
     std::fs::write(&file, &bytes[..bytes.len() - 1]).unwrap();
     assert!(check(&file, dir.path()).is_err());
+
+    // Crafted sizes with a recomputed checksum: a payload claimed larger than it
+    // is, and one beyond any proof, are errors before any large allocation.
+    for claimed in [1u64 << 31, 1 << 40] {
+        let mut b = bytes.clone();
+        b[12..20].copy_from_slice(&claimed.to_le_bytes());
+        let end = b.len() - 16;
+        let sum = xxhash_rust::xxh3::xxh3_64(&b[..end]);
+        b[end..end + 8].copy_from_slice(&sum.to_le_bytes());
+        std::fs::write(&file, &b).unwrap();
+        let e = check(&file, dir.path()).unwrap_err().to_string();
+        assert!(e.contains("payload"), "{e}");
+    }
 }
 
 fn check_written(dir: &Path, cert: &Certificate) -> Result<fanotb::check::CheckReport, CheckError> {
