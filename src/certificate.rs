@@ -12,7 +12,7 @@ use crate::board::Board;
 use crate::index::Signature;
 use crate::position::{Color, Position};
 use crate::proof::Claim;
-use crate::table::Wdl;
+use crate::value::Wdl;
 
 pub const MAGIC: [u8; 8] = *b"FNPROOF\n";
 pub const END_MAGIC: [u8; 8] = *b"FNPREND\n";

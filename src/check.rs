@@ -16,7 +16,7 @@ use crate::index::Signature;
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, ValueTables};
 use crate::proof::Claim;
-use crate::table::Wdl;
+use crate::value::Wdl;
 
 #[derive(Debug, Error)]
 pub enum CheckError {

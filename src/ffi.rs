@@ -10,7 +10,7 @@ use std::ffi::{CStr, CString, c_char, c_int};
 
 use crate::position::Position;
 use crate::probe::Tablebase;
-use crate::table::Wdl;
+use crate::value::Wdl;
 
 pub const FANOTB_OK: c_int = 0;
 /// A null pointer or a string that is not UTF-8.
@@ -113,12 +113,12 @@ pub unsafe extern "C" fn fanotb_probe(
         Ok(o) => {
             // SAFETY: non-null, valid by the caller's contract.
             unsafe {
-                *value = match o.value {
+                *value = match o.wdl() {
                     Wdl::Win => 1,
                     Wdl::Draw => 0,
                     Wdl::Loss => -1,
                 };
-                *depth = o.depth.map_or(-1, |d| d as c_int);
+                *depth = o.depth().map_or(-1, |d| d as c_int);
             }
             FANOTB_OK
         }

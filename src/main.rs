@@ -8,13 +8,13 @@ use serde_json::json;
 
 use fanotb::check::check as check_proof;
 use fanotb::index::{Indexer, Signature};
-use fanotb::probe::{MoveOutcome, Outcome, Tablebase, best_count};
+use fanotb::probe::{MoveOutcome, Tablebase, best_count};
 use fanotb::proof::{CheckpointPlan, Claim, Limits, ProveOptions, Proved, SearchProgress, prove};
 use fanotb::retro::{Options, TableReport, generate, peak_rss};
 use fanotb::solve::{SMALL_BOARDS, Solution, published, solve};
-use fanotb::table::{TableFile, Wdl};
+use fanotb::table::TableFile;
 use fanotb::verify::verify_all;
-use fanotb::{Board, Color, Position, perft, perft_divide};
+use fanotb::{Board, Color, Outcome, Position, Wdl, perft, perft_divide};
 
 /// Writes to stdout; a closed pipe (`fanotb ... | head`) ends the program quietly
 /// instead of panicking.
@@ -413,8 +413,8 @@ fn run(cmd: Command) -> Result<()> {
                 .collect();
             if json {
                 print_json(
-                    json!({"position": pos.to_string(), "value": outcome.value.name(),
-                    "depth": outcome.depth, "moves": moves_json(b, &moves), "best": best}),
+                    json!({"position": pos.to_string(), "value": outcome.wdl().name(),
+                    "depth": outcome.depth(), "moves": moves_json(b, &moves), "best": best}),
                 );
             } else {
                 outln!("{pos}");
@@ -444,12 +444,12 @@ fn run(cmd: Command) -> Result<()> {
                     .map(|m| json!({"move": m.mv.notation(b), "position": m.result.to_string()}))
                     .collect();
                 print_json(
-                    json!({"position": pos.to_string(), "value": outcome.value.name(),
-                    "depth": outcome.depth, "line": list}),
+                    json!({"position": pos.to_string(), "value": outcome.wdl().name(),
+                    "depth": outcome.depth(), "line": list}),
                 );
             } else {
                 outln!("{pos}: {} for {}", outcome, pos.turn().name());
-                if line.is_empty() && outcome.value == Wdl::Draw {
+                if line.is_empty() && outcome == Outcome::Draw {
                     outln!("drawn: best play never ends the game");
                 }
                 for (i, m) in line.iter().enumerate() {
@@ -647,7 +647,7 @@ fn run(cmd: Command) -> Result<()> {
                         format!("{}x{}", s.board.height(), s.board.width()),
                         s.signature.to_string(),
                         format!("{} {}", s.position.turn().name(), verdict(s.outcome)),
-                        s.outcome.depth.map_or("-".into(), |d| d.to_string()),
+                        s.outcome.depth().map_or("-".into(), |d| d.to_string()),
                         best.join(" "),
                         s.positions,
                         s.seconds,
@@ -838,7 +838,7 @@ fn generate_line(r: &TableReport) -> String {
 
 /// "win", "draw" or "loss" as a result for the side to move ("wins", "draws", "loses").
 fn verdict(o: Outcome) -> &'static str {
-    match o.value {
+    match o.wdl() {
         Wdl::Win => "wins",
         Wdl::Draw => "draws",
         Wdl::Loss => "loses",
@@ -901,10 +901,10 @@ fn solution_json(s: &Solution) -> serde_json::Value {
         "literature": format!("{}x{}", b.height(), b.width()),
         "position": s.position.to_string(),
         "material": s.signature.to_string(),
-        "value": s.outcome.value.name(),
-        "depth": s.outcome.depth,
+        "value": s.outcome.wdl().name(),
+        "depth": s.outcome.depth(),
         "published": published(b),
-        "search": {"value": s.search.outcome.map(|o| o.value.name()), "depth": s.search.outcome.and_then(|o| o.depth), "nodes": s.search.nodes},
+        "search": {"value": s.search.outcome.map(|o| o.wdl().name()), "depth": s.search.outcome.and_then(|o| o.depth()), "nodes": s.search.nodes},
         "moves": moves_json(b, &s.moves),
         "line": s.line.iter().map(|m| json!({"move": m.mv.notation(b), "position": m.result.to_string()})).collect::<Vec<_>>(),
         "tables": s.tables.len(),
@@ -927,7 +927,7 @@ fn open_and_probe(position: &str, tables: &TablesArg) -> Result<(Position, Table
 fn moves_json(b: &Board, moves: &[MoveOutcome]) -> Vec<serde_json::Value> {
     moves
         .iter()
-        .map(|m| json!({"move": m.mv.notation(b), "value": m.outcome.value.name(), "depth": m.outcome.depth}))
+        .map(|m| json!({"move": m.mv.notation(b), "value": m.outcome.wdl().name(), "depth": m.outcome.depth()}))
         .collect()
 }
 

@@ -11,7 +11,8 @@ use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::movegen::Move;
 use crate::position::Position;
-use crate::table::{TableError, TableFile, Wdl, code_depth, code_wdl, packed_wdl, table_path};
+use crate::table::{TableError, TableFile, packed_wdl, table_path};
+use crate::value::{Outcome, Wdl};
 
 #[derive(Debug, Error)]
 pub enum ProbeError {
@@ -29,50 +30,6 @@ pub enum ProbeError {
     Table(#[from] TableError),
     #[error("{0} is not a directory")]
     NotADirectory(PathBuf),
-}
-
-/// Value and depth of a position for the side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Outcome {
-    pub value: Wdl,
-    /// Plies to the end with best play; `None` for a draw.
-    pub depth: Option<u32>,
-}
-
-impl Outcome {
-    /// The outcome an in-memory code stands for.
-    pub fn from_code(code: u16) -> Outcome {
-        Outcome {
-            value: code_wdl(code),
-            depth: code_depth(code),
-        }
-    }
-    /// The outcome for the player who moved into this position: value flipped, one
-    /// more ply.
-    pub fn for_mover(self) -> Outcome {
-        Outcome {
-            value: self.value.flipped(),
-            depth: self.depth.map(|d| d + 1),
-        }
-    }
-    /// Sort key: best for the side to move first (fast wins, draws, slow losses).
-    fn rank(self) -> (u8, i64) {
-        match (self.value, self.depth) {
-            (Wdl::Win, Some(d)) => (0, d as i64),
-            (Wdl::Draw, _) => (1, 0),
-            (_, d) => (2, -(d.unwrap_or(0) as i64)),
-        }
-    }
-}
-
-/// `win in 5`, `loss in 0`, `draw`.
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.depth {
-            Some(d) => write!(f, "{} in {d}", self.value.name()),
-            None => f.write_str(self.value.name()),
-        }
-    }
 }
 
 struct Loaded {
@@ -188,7 +145,7 @@ impl Tablebase {
     /// Value and depth for the side to move.
     pub fn probe(&self, pos: &Position) -> Result<Outcome, ProbeError> {
         let (t, i) = self.locate(pos)?;
-        Ok(Outcome::from_code(t.file.code(i)?))
+        Ok(t.file.outcome(i)?)
     }
 
     /// Every legal move with its outcome for the mover, best first (stable order
@@ -198,10 +155,7 @@ impl Tablebase {
         for mv in pos.legal_moves() {
             let result = pos.apply(&mv);
             let outcome = if result.us() == 0 {
-                Outcome {
-                    value: Wdl::Win,
-                    depth: Some(1),
-                }
+                Outcome::Win(1)
             } else {
                 self.probe(&result)?.for_mover()
             };
@@ -228,7 +182,7 @@ impl Tablebase {
     pub fn line(&self, pos: &Position) -> Result<Vec<MoveOutcome>, ProbeError> {
         let mut line = Vec::new();
         let mut cur = *pos;
-        if self.probe(&cur)?.value == Wdl::Draw {
+        if self.probe(&cur)? == Outcome::Draw {
             return Ok(line);
         }
         while !cur.is_lost() {

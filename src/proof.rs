@@ -22,7 +22,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::position::{Color, Position};
 use crate::probe::ValueTables;
-use crate::table::Wdl;
+use crate::value::Wdl;
 
 /// Proof and disproof numbers at or above this are infinite.
 const INF: u32 = u32::MAX / 2;

@@ -27,9 +27,8 @@ use thiserror::Error;
 use crate::board::Board;
 use crate::index::{Indexer, Signature, binom};
 use crate::movegen::{capture_results, capturers, for_each_paika, has_capture};
-use crate::table::{
-    Stats, TableError, TableFile, Wdl, code_depth, code_wdl, table_path, write_table,
-};
+use crate::table::{Stats, TableError, TableFile, code_depth, code_wdl, table_path, write_table};
+use crate::value::Wdl;
 
 /// Undecided entry: this bit plus the number of successors not yet known to be wins.
 const UNDECIDED: u16 = 0x8000;
@@ -750,4 +749,33 @@ fn table_stats(side: &Indexer, codes: &[u16]) -> Stats {
     }
     total.placements = total.wins + total.draws + total.losses;
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::best_of;
+    use crate::table::code_outcome;
+    use crate::value::Outcome;
+
+    /// The generator's rule on storage codes is the value rule on outcomes: every
+    /// list of up to three successor codes (draw, losses and wins in 0 to 10 plies).
+    #[test]
+    fn best_of_codes_is_the_value_rule() {
+        let codes: Vec<u16> = (0..12).collect();
+        let mut lists: Vec<Vec<u16>> = vec![vec![]];
+        for _ in 0..3 {
+            let longer: Vec<Vec<u16>> = lists
+                .iter()
+                .filter(|l| l.len() == lists.last().map_or(0, Vec::len))
+                .flat_map(|l| codes.iter().map(move |&c| [l.clone(), vec![c]].concat()))
+                .collect();
+            lists.extend(longer);
+        }
+        assert_eq!(lists.len(), 1 + 12 + 144 + 1728);
+        for l in lists {
+            let fast = code_outcome(best_of(l.iter().copied()));
+            let reference = Outcome::from_successors(l.iter().map(|&c| code_outcome(c)));
+            assert_eq!(fast, reference, "{l:?}");
+        }
+    }
 }

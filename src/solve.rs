@@ -10,9 +10,9 @@ use thiserror::Error;
 use crate::board::Board;
 use crate::index::Signature;
 use crate::position::Position;
-use crate::probe::{MoveOutcome, Outcome, ProbeError, Tablebase};
-use crate::retro::{Options, RetroError, TableReport, best_of, generate, peak_rss};
-use crate::table::code_depth;
+use crate::probe::{MoveOutcome, ProbeError, Tablebase};
+use crate::retro::{Options, RetroError, TableReport, generate, peak_rss};
+use crate::value::Outcome;
 
 #[derive(Debug, Error)]
 pub enum SolveError {
@@ -105,8 +105,8 @@ pub fn solve(
 /// Proves the value of `pos` by a minimax search over the move generator: positions
 /// with fewer than `material` stones are probed in the tables, the others searched
 /// (a repetition on the current path counts as a draw). Stops after `max_nodes`
-/// searched nodes with no verdict. Shares nothing with the generator but `best_of`,
-/// the definition of a value from its successors.
+/// searched nodes with no verdict. Shares nothing with the generator but the rule
+/// that defines a value from its successors, `Outcome::from_successors`.
 pub fn search(
     tb: &Tablebase,
     pos: &Position,
@@ -115,14 +115,8 @@ pub fn search(
 ) -> Result<SearchResult, ProbeError> {
     let mut nodes = 0;
     let mut path = Vec::new();
-    let code = negamax(tb, pos, material, max_nodes, &mut nodes, &mut path)?;
-    Ok(SearchResult {
-        outcome: code.map(|c| Outcome {
-            value: crate::table::code_wdl(c),
-            depth: code_depth(c),
-        }),
-        nodes,
-    })
+    let outcome = negamax(tb, pos, material, max_nodes, &mut nodes, &mut path)?;
+    Ok(SearchResult { outcome, nodes })
 }
 
 fn negamax(
@@ -132,17 +126,16 @@ fn negamax(
     max_nodes: u64,
     nodes: &mut u64,
     path: &mut Vec<Position>,
-) -> Result<Option<u16>, ProbeError> {
+) -> Result<Option<Outcome>, ProbeError> {
     if pos.us() == 0 || pos.is_lost() {
-        return Ok(Some(1));
+        return Ok(Some(Outcome::Loss(0)));
     }
     let stones = (pos.us() | pos.them()).count_ones() as usize;
     if stones < material {
-        let o = tb.probe(pos)?;
-        return Ok(Some(o.depth.map_or(0, |d| d as u16 + 1)));
+        return Ok(Some(tb.probe(pos)?));
     }
     if path.contains(pos) {
-        return Ok(Some(0));
+        return Ok(Some(Outcome::Draw));
     }
     *nodes += 1;
     if *nodes > max_nodes {
@@ -160,5 +153,5 @@ fn negamax(
         }
     }
     path.pop();
-    Ok(Some(best_of(children.into_iter())))
+    Ok(Some(Outcome::from_successors(children)))
 }

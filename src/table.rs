@@ -18,6 +18,7 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::board::Board;
 use crate::index::Signature;
+use crate::value::{Outcome, Wdl};
 
 pub const MAGIC: [u8; 8] = *b"FANOTB\r\n";
 pub const END_MAGIC: [u8; 8] = *b"FNTBEND\n";
@@ -30,42 +31,28 @@ pub const BLOCK_ENTRIES: u32 = 32768;
 const ZSTD_LEVEL: i32 = 9;
 const CACHE_BLOCKS: usize = 256;
 
-/// Value of a position for the side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Wdl {
-    Loss,
-    Draw,
-    Win,
+/// The 2-bit value code of the value stream.
+fn wdl_bits(w: Wdl) -> u8 {
+    match w {
+        Wdl::Draw => 0,
+        Wdl::Win => 1,
+        Wdl::Loss => 2,
+    }
 }
 
-impl Wdl {
-    pub fn name(self) -> &'static str {
-        match self {
-            Wdl::Win => "win",
-            Wdl::Draw => "draw",
-            Wdl::Loss => "loss",
-        }
-    }
-    /// The value for the other side.
-    pub fn flipped(self) -> Wdl {
-        match self {
-            Wdl::Win => Wdl::Loss,
-            Wdl::Draw => Wdl::Draw,
-            Wdl::Loss => Wdl::Win,
-        }
-    }
-    fn bits(self) -> u8 {
-        match self {
-            Wdl::Draw => 0,
-            Wdl::Win => 1,
-            Wdl::Loss => 2,
-        }
+/// The outcome an in-memory code stands for (0 draw, else depth + 1, the depth's
+/// parity telling win from loss).
+pub(crate) fn code_outcome(code: u16) -> Outcome {
+    match (code_wdl(code), code_depth(code)) {
+        (Wdl::Win, Some(d)) => Outcome::Win(d),
+        (Wdl::Loss, Some(d)) => Outcome::Loss(d),
+        _ => Outcome::Draw,
     }
 }
 
 /// The value of an in-memory code.
 #[inline]
-pub fn code_wdl(code: u16) -> Wdl {
+pub(crate) fn code_wdl(code: u16) -> Wdl {
     if code == 0 {
         Wdl::Draw
     } else if (code - 1) % 2 == 1 {
@@ -77,7 +64,7 @@ pub fn code_wdl(code: u16) -> Wdl {
 
 /// The depth of a decided code (`None` for a draw).
 #[inline]
-pub fn code_depth(code: u16) -> Option<u32> {
+pub(crate) fn code_depth(code: u16) -> Option<u32> {
     (code != 0).then(|| code as u32 - 1)
 }
 
@@ -216,7 +203,7 @@ fn pack_wdl(codes: &[u16]) -> Vec<u8> {
         .map(|c| {
             c.iter()
                 .enumerate()
-                .fold(0u8, |b, (i, &code)| b | code_wdl(code).bits() << (2 * i))
+                .fold(0u8, |b, (i, &code)| b | wdl_bits(code_wdl(code)) << (2 * i))
         })
         .collect()
 }
@@ -544,8 +531,13 @@ impl TableFile {
             .ok_or_else(|| self.corrupt(format!("entry {index}: invalid value bits")))
     }
 
+    /// The value and depth of an entry.
+    pub fn outcome(&self, index: u64) -> Result<Outcome, TableError> {
+        self.code(index).map(code_outcome)
+    }
+
     /// The in-memory code of an entry (value and depth).
-    pub fn code(&self, index: u64) -> Result<u16, TableError> {
+    pub(crate) fn code(&self, index: u64) -> Result<u16, TableError> {
         let wdl = self.wdl(index)?;
         let (b, i) = self.check_index(index)?;
         let blk = self.block(Stream::Depth, b)?;

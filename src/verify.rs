@@ -15,9 +15,9 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::position::{Color, Position};
-use crate::probe::{Outcome, ProbeError, Tablebase};
-use crate::retro::best_of;
-use crate::table::{TableFile, table_path};
+use crate::probe::{ProbeError, Tablebase};
+use crate::table::{TableFile, code_outcome, table_path};
+use crate::value::Outcome;
 
 /// The result of verifying one table.
 #[derive(Clone, Debug)]
@@ -112,7 +112,7 @@ pub fn verify_sample(
             let derived = tb
                 .moves(&pos)?
                 .first()
-                .map_or(Outcome::from_code(1), |m| m.outcome);
+                .map_or(Outcome::Loss(0), |m| m.outcome);
             Ok((stored != derived).then(|| describe_mismatch(i, &pos, stored, derived)))
         })
         .filter_map(Result::transpose)
@@ -163,28 +163,19 @@ pub fn verify_table(
     (0..idx.size()).into_par_iter().for_each(|i| {
         let (us, them) = idx.unrank(i);
         let pos = Position::from_sides(board, us, them, Color::White);
-        let derived = if pos.is_lost() {
-            1
-        } else {
-            best_of(pos.successors().iter().map(|s| {
-                if s.us() == 0 {
-                    return 1;
-                }
-                let t = &succ[&Signature::of(s.us(), s.them())];
-                t.1[t.0.index(s.us(), s.them()) as usize]
-            }))
-        };
-        let stored = codes[i as usize];
+        let derived = Outcome::from_successors(pos.successors().iter().map(|s| {
+            if s.us() == 0 {
+                return Outcome::Loss(0);
+            }
+            let t = &succ[&Signature::of(s.us(), s.them())];
+            code_outcome(t.1[t.0.index(s.us(), s.them()) as usize])
+        }));
+        let stored = code_outcome(codes[i as usize]);
         if derived != stored {
             mismatches.fetch_add(1, Relaxed);
             let mut ex = examples.lock().expect("examples lock");
             if ex.len() < EXAMPLES {
-                ex.push(describe_mismatch(
-                    i,
-                    &pos,
-                    Outcome::from_code(stored),
-                    Outcome::from_code(derived),
-                ));
+                ex.push(describe_mismatch(i, &pos, stored, derived));
             }
         }
     });

@@ -2,13 +2,13 @@
 
 use std::path::Path;
 
+use fanotb::Wdl;
 use fanotb::certificate::{Certificate, Entry, Part};
 use fanotb::check::{CheckError, check};
 use fanotb::index::Signature;
 use fanotb::probe::{Tablebase, ValueTables};
 use fanotb::proof::{Claim, Limits, ProveOptions, Proved, needed_tables, prove};
 use fanotb::retro::{Options, generate};
-use fanotb::table::Wdl;
 use fanotb::{Board, Color, Position};
 
 fn opts(k: usize) -> ProveOptions {
@@ -104,7 +104,7 @@ fn small_board_starts_agree_with_the_whole_tables() {
         let side = start.white().count_ones() as usize;
         build(dir.path(), board, 2 * side, side);
         let tb = Tablebase::open(dir.path()).unwrap();
-        assert_eq!(tb.probe(&start).unwrap().value, value, "{w}x{h}");
+        assert_eq!(tb.probe(&start).unwrap().wdl(), value, "{w}x{h}");
     }
 }
 
@@ -139,7 +139,7 @@ fn random_positions_agree_with_the_tables() {
         for _ in 0..count {
             let n = k + 1 + rng.below((stones - k) as u64) as usize;
             let pos = random_position(&mut rng, board, n);
-            let truth = tb.probe(&pos).unwrap().value;
+            let truth = tb.probe(&pos).unwrap().wdl();
             let (value, _) = prove_and_check(dir.path(), &pos, k);
             assert_eq!(value, truth, "{pos} with tables up to {k} stones");
             seen[truth as usize] += 1;
@@ -267,7 +267,7 @@ fn a_cycle_offered_as_a_win_is_rejected() {
     let mut rng = Rng(7);
     for _ in 0..2000 {
         let pos = random_position(&mut rng, board, stones);
-        if pos.turn() != Color::White || tb.probe(&pos).unwrap().value != Wdl::Win {
+        if pos.turn() != Color::White || tb.probe(&pos).unwrap().wdl() != Wdl::Win {
             continue;
         }
         let Some(cycle) = winning_cycle(&tb, &pos, k) else {
@@ -319,7 +319,7 @@ fn winning_cycle(tb: &Tablebase, pos: &Position, k: usize) -> Option<Vec<Positio
     let next = |p: &Position| -> Vec<Position> {
         let mut v = Vec::new();
         for m in tb.moves(p).unwrap() {
-            if m.outcome.value != Wdl::Win || stones(&m.result) <= k {
+            if m.outcome.wdl() != Wdl::Win || stones(&m.result) <= k {
                 continue;
             }
             for r in m.result.successors() {

@@ -1,17 +1,14 @@
 //! Whole-board solutions of the small boards that solve in seconds, against the
 //! published results (Schadd et al. 2007: White wins 3x3, 3x5 and 5x3).
 
-use fanotb::probe::{Outcome, Tablebase};
+use fanotb::Outcome;
+use fanotb::probe::Tablebase;
 use fanotb::retro::Options;
 use fanotb::solve::{published, solve};
-use fanotb::table::Wdl;
 use fanotb::{Board, Position};
 
 fn win(d: u32) -> Outcome {
-    Outcome {
-        value: Wdl::Win,
-        depth: Some(d),
-    }
+    Outcome::Win(d)
 }
 
 #[test]
@@ -56,13 +53,7 @@ fn solve_from_another_position_and_resume() {
     let board = Board::get(3, 3).unwrap();
     let pos: Position = "W2/3/1B1 w".parse().unwrap();
     let s = solve(dir.path(), &pos, &Options::default(), |_| {}).unwrap();
-    assert_eq!(
-        s.outcome,
-        Outcome {
-            value: Wdl::Win,
-            depth: Some(3)
-        }
-    );
+    assert_eq!(s.outcome, Outcome::Win(3));
     assert_eq!(s.search.outcome, Some(s.outcome));
     // Solving again finds every table complete.
     let again = solve(dir.path(), &pos, &Options::default(), |_| {}).unwrap();

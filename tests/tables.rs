@@ -7,10 +7,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use common::naive::{self, NaivePos, Value};
+use fanotb::Outcome;
 use fanotb::index::{Indexer, Signature, binom};
-use fanotb::probe::{Outcome, Tablebase};
+use fanotb::probe::Tablebase;
 use fanotb::retro::{Options, build_plan, generate};
-use fanotb::table::{TableFile, Wdl, table_path, write_table};
+use fanotb::table::{TableFile, table_path, write_table};
 use fanotb::verify::verify_all;
 use fanotb::{Board, Position};
 
@@ -127,13 +128,7 @@ fn whole_3x3_board_matches_brute_force() {
     compare_best_moves(&tb, &solved, 7);
     // The 3x3 start: White wins (Schadd et al.), in 11 plies by the brute force.
     let start = Position::start(board);
-    assert_eq!(
-        tb.probe(&start).unwrap(),
-        Outcome {
-            value: Wdl::Win,
-            depth: Some(11)
-        }
-    );
+    assert_eq!(tb.probe(&start).unwrap(), Outcome::Win(11));
     let line = tb.line(&start).unwrap();
     assert_eq!(line.len(), 11);
     assert!(line.last().unwrap().result.is_lost());
@@ -262,13 +257,7 @@ fn damaged_files_are_detected_never_misread() {
     // Restored, the same probe answers.
     std::fs::write(&path, &good).unwrap();
     let o = Tablebase::open(dir.path()).unwrap().probe(&pos).unwrap();
-    assert_eq!(
-        o,
-        Outcome {
-            value: Wdl::Win,
-            depth: Some(29)
-        }
-    );
+    assert_eq!(o, Outcome::Win(29));
 }
 
 #[test]
