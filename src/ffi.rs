@@ -1,26 +1,53 @@
-//! The C ABI for engines: open a table directory, probe a position given as
-//! position text, read the best move. Declared in `src/fanotb.h`.
+//! The C ABI for engines, declared in `src/fanotb.h`: open a table directory, probe
+//! positions given as text or as stone bitboards (value only, or value and depth),
+//! every root move's result, the best move, the largest complete table set, the
+//! version.
 //!
-//! Every function takes NUL-terminated UTF-8 strings and returns a status: 0 on
-//! success, a negative `FANOTB_E*` code on failure; `fanotb_last_error` then tells why
-//! (per thread).
+//! Every function returns a status: 0 on success, a negative `FANOTB_E*` code on
+//! failure; `fanotb_last_error` then tells why (per thread). No panic crosses the
+//! boundary: each entry point catches it and returns `FANOTB_EPANIC`.
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::position::Position;
-use crate::probe::Tablebase;
-use crate::value::Wdl;
+use crate::board::Board;
+use crate::position::{Color, Position};
+use crate::probe::{ProbeError, Tablebase};
+use crate::value::{Outcome, Wdl};
 
+/// Success.
 pub const FANOTB_OK: c_int = 0;
-/// A null pointer or a string that is not UTF-8.
+/// A null pointer, a string that is not UTF-8, or an unsupported board size.
 pub const FANOTB_EARG: c_int = -1;
-/// Malformed position text.
+/// Malformed position text, or stone sets off the board or overlapping.
 pub const FANOTB_EPOSITION: c_int = -2;
-/// A table is missing, damaged, or the position is not covered.
-pub const FANOTB_ETABLE: c_int = -3;
+/// A table file is damaged or cannot be read.
+pub const FANOTB_EDAMAGED: c_int = -3;
 /// The buffer is too small.
 pub const FANOTB_ESPACE: c_int = -4;
+/// No table in the directory covers the position.
+pub const FANOTB_EMISSING: c_int = -5;
+/// The game is over: a side has no stones.
+pub const FANOTB_EOVER: c_int = -6;
+/// An internal error (a bug in fanotb): the call was abandoned, the handle is
+/// still usable.
+pub const FANOTB_EPANIC: c_int = -7;
+
+/// Bytes of a move's notation in `fanotb_root_move`, NUL included.
+pub const FANOTB_MOVE_LEN: usize = 64;
+
+/// One root move's result, from the point of view of the side making it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct fanotb_root_move {
+    /// The move in notation, NUL-terminated.
+    pub notation: [c_char; FANOTB_MOVE_LEN],
+    /// 1 win, 0 draw, -1 loss for the side making the move.
+    pub value: c_int,
+    /// Plies to the end with best play, counting this move; -1 for a draw.
+    pub depth: c_int,
+}
 
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
@@ -30,6 +57,33 @@ fn fail(code: c_int, msg: impl ToString) -> c_int {
     let msg = CString::new(msg.to_string().replace('\0', " ")).expect("no NUL left");
     LAST_ERROR.with(|e| *e.borrow_mut() = msg);
     code
+}
+
+/// Runs an entry point's body, turning a panic into `FANOTB_EPANIC`.
+fn guard(body: impl FnOnce() -> c_int) -> c_int {
+    catch_unwind(AssertUnwindSafe(body))
+        .unwrap_or_else(|_| fail(FANOTB_EPANIC, "internal error in fanotb (please report it)"))
+}
+
+fn probe_error(e: ProbeError) -> c_int {
+    let code = match e {
+        ProbeError::Missing { .. } => FANOTB_EMISSING,
+        ProbeError::GameOver(_) => FANOTB_EOVER,
+        ProbeError::Table(_) | ProbeError::NotADirectory(_) => FANOTB_EDAMAGED,
+    };
+    fail(code, e)
+}
+
+fn wdl_int(w: Wdl) -> c_int {
+    match w {
+        Wdl::Win => 1,
+        Wdl::Draw => 0,
+        Wdl::Loss => -1,
+    }
+}
+
+fn depth_int(o: Outcome) -> c_int {
+    o.depth().map_or(-1, |d| d as c_int)
 }
 
 /// # Safety
@@ -45,18 +99,65 @@ unsafe fn text<'a>(s: *const c_char) -> Result<&'a str, c_int> {
 }
 
 /// # Safety
-/// `tb` is null or a handle from `fanotb_open` not yet closed; `pos` as in `text`.
-unsafe fn args<'a>(
-    tb: *const Tablebase,
-    pos: *const c_char,
-) -> Result<(&'a Tablebase, Position), c_int> {
+/// `tb` is null or a handle from `fanotb_open` not yet closed.
+unsafe fn handle<'a>(tb: *const Tablebase) -> Result<&'a Tablebase, c_int> {
     if tb.is_null() {
         return Err(fail(FANOTB_EARG, "null tablebase"));
     }
     // SAFETY: a live handle by the caller's contract.
-    let tb = unsafe { &*tb };
+    Ok(unsafe { &*tb })
+}
+
+/// # Safety
+/// As `handle` and `text`.
+unsafe fn args<'a>(
+    tb: *const Tablebase,
+    pos: *const c_char,
+) -> Result<(&'a Tablebase, Position), c_int> {
+    // SAFETY: forwarded contracts.
+    let tb = unsafe { handle(tb) }?;
+    // SAFETY: forwarded contract.
     let pos = Position::parse_arg(unsafe { text(pos) }?).map_err(|e| fail(FANOTB_EPOSITION, e))?;
     Ok((tb, pos))
+}
+
+/// A position from stone bitboards: bit `y * width + x` is the point (x, y), `a1`
+/// bit 0; `black_to_move` 0 or 1.
+fn from_bitboards(
+    width: c_int,
+    height: c_int,
+    white: u64,
+    black: u64,
+    black_to_move: c_int,
+) -> Result<Position, c_int> {
+    let size = |v: c_int| usize::try_from(v).map_err(|_| fail(FANOTB_EARG, "negative board size"));
+    let board = Board::get(size(width)?, size(height)?).map_err(|e| fail(FANOTB_EARG, e))?;
+    if (white | black) & !board.all() != 0 {
+        return Err(fail(FANOTB_EPOSITION, "stones off the board"));
+    }
+    let turn = match black_to_move {
+        0 => Color::White,
+        1 => Color::Black,
+        _ => return Err(fail(FANOTB_EARG, "black_to_move is neither 0 nor 1")),
+    };
+    Position::new(board, white, black, turn).map_err(|e| fail(FANOTB_EPOSITION, e))
+}
+
+/// Writes through an output pointer checked for null.
+///
+/// # Safety
+/// `out` is null or valid for a write.
+unsafe fn put(out: *mut c_int, v: c_int) -> Result<(), c_int> {
+    if out.is_null() {
+        return Err(fail(FANOTB_EARG, "null output pointer"));
+    }
+    // SAFETY: non-null, valid by the caller's contract.
+    unsafe { *out = v };
+    Ok(())
+}
+
+fn status(r: Result<(), c_int>) -> c_int {
+    r.err().unwrap_or(FANOTB_OK)
 }
 
 /// Opens a table directory; null on failure (see `fanotb_last_error`).
@@ -65,32 +166,43 @@ unsafe fn args<'a>(
 /// `dir` is a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fanotb_open(dir: *const c_char) -> *mut Tablebase {
-    let Ok(dir) = (unsafe { text(dir) }) else {
-        return std::ptr::null_mut();
-    };
-    match Tablebase::open(dir) {
-        Ok(tb) => Box::into_raw(Box::new(tb)),
-        Err(e) => {
-            fail(FANOTB_ETABLE, e);
-            std::ptr::null_mut()
+    let mut out = std::ptr::null_mut();
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let dir = match unsafe { text(dir) } {
+            Ok(d) => d,
+            Err(code) => return code,
+        };
+        match Tablebase::open(dir) {
+            Ok(tb) => {
+                out = Box::into_raw(Box::new(tb));
+                FANOTB_OK
+            }
+            Err(e) => probe_error(e),
         }
-    }
+    });
+    out
 }
 
 /// Closes a handle from `fanotb_open` (null is ignored).
 ///
 /// # Safety
-/// `tb` is null or a handle from `fanotb_open`, closed once.
+/// `tb` is null or a handle from `fanotb_open`, closed once, used by no other
+/// thread at the time.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fanotb_close(tb: *mut Tablebase) {
     if !tb.is_null() {
         // SAFETY: created by Box::into_raw in fanotb_open, closed once.
-        drop(unsafe { Box::from_raw(tb) });
+        let tb = unsafe { Box::from_raw(tb) };
+        guard(|| {
+            drop(tb);
+            FANOTB_OK
+        });
     }
 }
 
-/// Probes a position: `*value` is 1 win, 0 draw, -1 loss for the side to move,
-/// `*depth` the plies to the end (-1 for a draw).
+/// Value and depth of a position given as text: `*value` 1 win, 0 draw, -1 loss for
+/// the side to move; `*depth` the plies to the end (-1 for a draw).
 ///
 /// # Safety
 /// `tb` a live handle, `position` a NUL-terminated string, `value` and `depth` valid
@@ -102,32 +214,149 @@ pub unsafe extern "C" fn fanotb_probe(
     value: *mut c_int,
     depth: *mut c_int,
 ) -> c_int {
-    let (tb, pos) = match unsafe { args(tb, position) } {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    if value.is_null() || depth.is_null() {
-        return fail(FANOTB_EARG, "null output pointer");
-    }
-    match tb.probe(&pos) {
-        Ok(o) => {
-            // SAFETY: non-null, valid by the caller's contract.
-            unsafe {
-                *value = match o.wdl() {
-                    Wdl::Win => 1,
-                    Wdl::Draw => 0,
-                    Wdl::Loss => -1,
-                };
-                *depth = o.depth().map_or(-1, |d| d as c_int);
+    guard(|| {
+        status((|| {
+            // SAFETY: forwarded contracts.
+            let (tb, pos) = unsafe { args(tb, position) }?;
+            let o = tb.probe(&pos).map_err(probe_error)?;
+            // SAFETY: forwarded contracts.
+            unsafe { put(value, wdl_int(o.wdl())).and_then(|()| put(depth, depth_int(o))) }
+        })())
+    })
+}
+
+/// The value only of a position given as text (reads only the tables' value
+/// stream): `*value` 1 win, 0 draw, -1 loss for the side to move.
+///
+/// # Safety
+/// `tb` a live handle, `position` a NUL-terminated string, `value` a valid pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanotb_probe_wdl(
+    tb: *const Tablebase,
+    position: *const c_char,
+    value: *mut c_int,
+) -> c_int {
+    guard(|| {
+        status((|| {
+            // SAFETY: forwarded contracts.
+            let (tb, pos) = unsafe { args(tb, position) }?;
+            let w = tb.value(&pos).map_err(probe_error)?;
+            // SAFETY: forwarded contract.
+            unsafe { put(value, wdl_int(w)) }
+        })())
+    })
+}
+
+/// Value and depth of a position given as stone bitboards (bit `y * width + x` is
+/// the point (x, y), a1 is bit 0; `black_to_move` 0 or 1).
+///
+/// # Safety
+/// `tb` a live handle, `value` and `depth` valid pointers.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanotb_probe_bb(
+    tb: *const Tablebase,
+    width: c_int,
+    height: c_int,
+    white: u64,
+    black: u64,
+    black_to_move: c_int,
+    value: *mut c_int,
+    depth: *mut c_int,
+) -> c_int {
+    guard(|| {
+        status((|| {
+            // SAFETY: forwarded contract.
+            let tb = unsafe { handle(tb) }?;
+            let pos = from_bitboards(width, height, white, black, black_to_move)?;
+            let o = tb.probe(&pos).map_err(probe_error)?;
+            // SAFETY: forwarded contracts.
+            unsafe { put(value, wdl_int(o.wdl())).and_then(|()| put(depth, depth_int(o))) }
+        })())
+    })
+}
+
+/// The value only of a position given as stone bitboards (as `fanotb_probe_bb`).
+///
+/// # Safety
+/// `tb` a live handle, `value` a valid pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanotb_probe_wdl_bb(
+    tb: *const Tablebase,
+    width: c_int,
+    height: c_int,
+    white: u64,
+    black: u64,
+    black_to_move: c_int,
+    value: *mut c_int,
+) -> c_int {
+    guard(|| {
+        status((|| {
+            // SAFETY: forwarded contract.
+            let tb = unsafe { handle(tb) }?;
+            let pos = from_bitboards(width, height, white, black, black_to_move)?;
+            let w = tb.value(&pos).map_err(probe_error)?;
+            // SAFETY: forwarded contract.
+            unsafe { put(value, wdl_int(w)) }
+        })())
+    })
+}
+
+/// Every legal move of a position given as text with its result, best first, into
+/// `moves` (room for `cap`); `*count` is the number of legal moves. When `cap` is
+/// smaller, nothing is written but `*count`, and the status is `FANOTB_ESPACE`.
+///
+/// # Safety
+/// `tb` a live handle, `position` a NUL-terminated string, `moves` valid for `cap`
+/// elements (or null with `cap` 0), `count` a valid pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanotb_probe_root(
+    tb: *const Tablebase,
+    position: *const c_char,
+    moves: *mut fanotb_root_move,
+    cap: usize,
+    count: *mut usize,
+) -> c_int {
+    guard(|| {
+        status((|| {
+            // SAFETY: forwarded contracts.
+            let (tb, pos) = unsafe { args(tb, position) }?;
+            if count.is_null() {
+                return Err(fail(FANOTB_EARG, "null count pointer"));
             }
-            FANOTB_OK
-        }
-        Err(e) => fail(FANOTB_ETABLE, e),
-    }
+            let list = tb.moves(&pos).map_err(probe_error)?;
+            // SAFETY: non-null, valid by the caller's contract.
+            unsafe { *count = list.len() };
+            if list.len() > cap {
+                return Err(fail(FANOTB_ESPACE, format!("{} moves", list.len())));
+            }
+            if moves.is_null() && !list.is_empty() {
+                return Err(fail(FANOTB_EARG, "null moves pointer"));
+            }
+            for (i, m) in list.iter().enumerate() {
+                let text = m.mv.notation(pos.board());
+                let mut notation = [0 as c_char; FANOTB_MOVE_LEN];
+                // Notation is at most 3 characters a point and never near 63.
+                for (d, b) in notation
+                    .iter_mut()
+                    .zip(text.bytes().take(FANOTB_MOVE_LEN - 1))
+                {
+                    *d = b as c_char;
+                }
+                let r = fanotb_root_move {
+                    notation,
+                    value: wdl_int(m.outcome.wdl()),
+                    depth: depth_int(m.outcome),
+                };
+                // SAFETY: i < list.len() <= cap, and `moves` holds cap elements.
+                unsafe { moves.add(i).write(r) };
+            }
+            Ok(())
+        })())
+    })
 }
 
 /// Writes the best move in notation (NUL-terminated) into `buf` of `len` bytes; an
-/// empty string when the side to move has no move.
+/// empty string when the side to move has stones but no move (it has lost).
 ///
 /// # Safety
 /// `tb` a live handle, `position` a NUL-terminated string, `buf` valid for `len` bytes.
@@ -138,33 +367,76 @@ pub unsafe extern "C" fn fanotb_best_move(
     buf: *mut c_char,
     len: usize,
 ) -> c_int {
-    let (tb, pos) = match unsafe { args(tb, position) } {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    if buf.is_null() {
-        return fail(FANOTB_EARG, "null buffer");
-    }
-    let best = match tb.best_moves(&pos) {
-        Ok(b) => b
-            .first()
-            .map(|m| m.mv.notation(pos.board()))
-            .unwrap_or_default(),
-        Err(e) => return fail(FANOTB_ETABLE, e),
-    };
-    if best.len() + 1 > len {
-        return fail(FANOTB_ESPACE, format!("{} bytes needed", best.len() + 1));
-    }
-    // SAFETY: buf holds len >= best.len() + 1 bytes by the caller's contract.
-    unsafe {
-        std::ptr::copy_nonoverlapping(best.as_ptr(), buf as *mut u8, best.len());
-        *buf.add(best.len()) = 0;
-    }
-    FANOTB_OK
+    guard(|| {
+        status((|| {
+            // SAFETY: forwarded contracts.
+            let (tb, pos) = unsafe { args(tb, position) }?;
+            if buf.is_null() {
+                return Err(fail(FANOTB_EARG, "null buffer"));
+            }
+            // The same answer as a probe for a finished game.
+            tb.value(&pos).map_err(probe_error)?;
+            let best = tb
+                .best_moves(&pos)
+                .map_err(probe_error)?
+                .first()
+                .map(|m| m.mv.notation(pos.board()))
+                .unwrap_or_default();
+            if best.len() + 1 > len {
+                return Err(fail(
+                    FANOTB_ESPACE,
+                    format!("{} bytes needed", best.len() + 1),
+                ));
+            }
+            // SAFETY: buf holds len >= best.len() + 1 bytes by the caller's contract.
+            unsafe {
+                std::ptr::copy_nonoverlapping(best.as_ptr(), buf as *mut u8, best.len());
+                *buf.add(best.len()) = 0;
+            }
+            Ok(())
+        })())
+    })
+}
+
+/// The largest N such that the directory holds every table of the board with at
+/// most N stones (each side at least one), or 0; a negative status on failure.
+///
+/// # Safety
+/// `tb` a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanotb_largest(
+    tb: *const Tablebase,
+    width: c_int,
+    height: c_int,
+) -> c_int {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let tb = match unsafe { handle(tb) } {
+            Ok(tb) => tb,
+            Err(code) => return code,
+        };
+        let board = match (usize::try_from(width), usize::try_from(height)) {
+            (Ok(w), Ok(h)) => match Board::get(w, h) {
+                Ok(b) => b,
+                Err(e) => return fail(FANOTB_EARG, e),
+            },
+            _ => return fail(FANOTB_EARG, "negative board size"),
+        };
+        match tb.largest(board) {
+            Ok(n) => n as c_int,
+            Err(e) => probe_error(e),
+        }
+    })
+}
+
+/// The library's version, a static NUL-terminated string (`"0.1.0"`).
+#[unsafe(no_mangle)]
+pub extern "C" fn fanotb_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
 /// The last error of this thread, as a NUL-terminated string owned by the library
-/// (valid until the next call on this thread).
+/// (valid until the next call on this thread; do not free it).
 #[unsafe(no_mangle)]
 pub extern "C" fn fanotb_last_error() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())

@@ -3,6 +3,8 @@
 //! The rules engine (`board`, `position`, `movegen`) follows RULES.md; `index`,
 //! `retro`, `table` and `probe` build and read endgame tables.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 pub mod board;
 pub mod certificate;
 pub mod check;

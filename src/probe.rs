@@ -123,6 +123,24 @@ impl Tablebase {
         Ok(out)
     }
 
+    /// The largest N such that the directory holds every table of `board` with at
+    /// most N stones (each side at least one); 0 when even 1v1 is missing.
+    pub fn largest(&self, board: &'static Board) -> Result<usize, ProbeError> {
+        let have: std::collections::HashSet<Signature> = self
+            .list()?
+            .into_iter()
+            .filter(|(b, _, _)| *b == board)
+            .map(|(_, s, _)| s)
+            .collect();
+        let complete = |total: usize| {
+            (1..total).all(|u| have.contains(&Signature::new(u as u8, (total - u) as u8)))
+        };
+        Ok((2..=board.points())
+            .take_while(|&t| complete(t))
+            .last()
+            .unwrap_or(0))
+    }
+
     fn locate(&self, pos: &Position) -> Result<(Arc<Loaded>, u64), ProbeError> {
         let (us, them) = (pos.us(), pos.them());
         if us == 0 {

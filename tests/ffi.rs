@@ -51,7 +51,7 @@ fn c_abi_probe_and_best_move() {
         let uncovered = CString::new("9/9/3B5/9/WWW6 w").unwrap();
         assert_eq!(
             fanotb_probe(tb, uncovered.as_ptr(), &mut value, &mut depth),
-            FANOTB_ETABLE
+            FANOTB_EMISSING
         );
         assert_eq!(
             fanotb_probe(tb, std::ptr::null(), &mut value, &mut depth),
@@ -66,6 +66,204 @@ fn c_abi_probe_and_best_move() {
                 .to_str()
                 .unwrap()
                 .contains("not a directory")
+        );
+    }
+}
+
+/// Every probe form of the C ABI on one set of tables, against the Rust API.
+#[test]
+fn c_abi_bitboards_value_only_root_largest_and_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(
+        dir.path(),
+        Board::tsivy(),
+        &Signature::all_up_to(3),
+        &Options::default(),
+        |_| {},
+    )
+    .unwrap();
+    let tbr = fanotb::probe::Tablebase::open(dir.path()).unwrap();
+    let cdir = CString::new(dir.path().to_str().unwrap()).unwrap();
+    unsafe {
+        let tb = fanotb_open(cdir.as_ptr());
+        assert!(!tb.is_null());
+        let text = "9/9/3B5/9/WW7 w";
+        let pos: fanotb::Position = text.parse().unwrap();
+        let cpos = CString::new(text).unwrap();
+        let mut value: c_int = 9;
+        assert_eq!(fanotb_probe_wdl(tb, cpos.as_ptr(), &mut value), FANOTB_OK);
+        assert_eq!(value, 1);
+        let (mut v2, mut d2): (c_int, c_int) = (9, 9);
+        assert_eq!(
+            fanotb_probe_bb(tb, 9, 5, pos.white(), pos.black(), 0, &mut v2, &mut d2),
+            FANOTB_OK
+        );
+        assert_eq!((v2, d2), (1, 29));
+        assert_eq!(
+            fanotb_probe_wdl_bb(tb, 9, 5, pos.white(), pos.black(), 0, &mut v2),
+            FANOTB_OK
+        );
+        assert_eq!(v2, 1);
+        // Black to move in the same stones: the table's value for Black.
+        let flipped = fanotb::Position::new(
+            fanotb::Board::tsivy(),
+            pos.white(),
+            pos.black(),
+            fanotb::Color::Black,
+        )
+        .unwrap();
+        assert_eq!(
+            fanotb_probe_bb(tb, 9, 5, pos.white(), pos.black(), 1, &mut v2, &mut d2),
+            FANOTB_OK
+        );
+        let o = tbr.probe(&flipped).unwrap();
+        assert_eq!(
+            (v2, d2),
+            (
+                match o.wdl() {
+                    fanotb::Wdl::Win => 1,
+                    fanotb::Wdl::Draw => 0,
+                    fanotb::Wdl::Loss => -1,
+                },
+                o.depth().map_or(-1, |d| d as c_int)
+            )
+        );
+        // Bad bitboards and sizes.
+        assert_eq!(
+            fanotb_probe_bb(tb, 9, 5, 1, 1, 0, &mut v2, &mut d2),
+            FANOTB_EPOSITION
+        );
+        assert_eq!(
+            fanotb_probe_bb(tb, 9, 5, 1 << 50, 2, 0, &mut v2, &mut d2),
+            FANOTB_EPOSITION
+        );
+        assert_eq!(
+            fanotb_probe_bb(tb, 4, 5, 1, 2, 0, &mut v2, &mut d2),
+            FANOTB_EARG
+        );
+        assert_eq!(
+            fanotb_probe_bb(tb, 9, 5, 1, 2, 2, &mut v2, &mut d2),
+            FANOTB_EARG
+        );
+
+        // Root probe: every move, best first, as the Rust API lists them.
+        let mut count = 0usize;
+        assert_eq!(
+            fanotb_probe_root(tb, cpos.as_ptr(), std::ptr::null_mut(), 0, &mut count),
+            FANOTB_ESPACE
+        );
+        let moves = tbr.moves(&pos).unwrap();
+        assert_eq!(count, moves.len());
+        let mut out = vec![
+            fanotb_root_move {
+                notation: [0; FANOTB_MOVE_LEN],
+                value: 0,
+                depth: 0
+            };
+            count
+        ];
+        assert_eq!(
+            fanotb_probe_root(tb, cpos.as_ptr(), out.as_mut_ptr(), count, &mut count),
+            FANOTB_OK
+        );
+        for (r, m) in out.iter().zip(&moves) {
+            let n = CStr::from_ptr(r.notation.as_ptr()).to_str().unwrap();
+            assert_eq!(n, m.mv.notation(pos.board()));
+            assert_eq!(r.depth, m.outcome.depth().map_or(-1, |d| d as c_int));
+        }
+        assert_eq!(out[0].value, 1);
+
+        assert_eq!(fanotb_largest(tb, 9, 5), 3);
+        assert_eq!(fanotb_largest(tb, 5, 5), 0);
+        assert_eq!(fanotb_largest(tb, 2, 5), FANOTB_EARG);
+        let version = CStr::from_ptr(fanotb_version()).to_str().unwrap();
+        assert_eq!(version, env!("CARGO_PKG_VERSION"));
+
+        // A finished game is the same answer for every call.
+        let over = CString::new("9/9/9/9/WW7 b").unwrap();
+        assert_eq!(
+            fanotb_probe_wdl(tb, over.as_ptr(), &mut value),
+            FANOTB_EOVER
+        );
+        let mut buf = [0 as c_char; 32];
+        assert_eq!(
+            fanotb_best_move(tb, over.as_ptr(), buf.as_mut_ptr(), buf.len()),
+            FANOTB_EOVER
+        );
+        fanotb_close(tb);
+
+        // A damaged table: its own code, not "missing".
+        let path = fanotb::table::table_path(dir.path(), Board::tsivy(), "2v1".parse().unwrap());
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        let tb = fanotb_open(cdir.as_ptr());
+        assert_eq!(
+            fanotb_probe_wdl(tb, cpos.as_ptr(), &mut value),
+            FANOTB_EDAMAGED
+        );
+        fanotb_close(tb);
+    }
+}
+
+/// The header declares exactly the functions and codes the library exports.
+#[test]
+fn header_matches_the_exported_symbols() {
+    let header =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/fanotb.h")).unwrap();
+    let source =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/ffi.rs")).unwrap();
+    let names = |text: &str, after: &str, end: char| -> Vec<String> {
+        let mut v: Vec<String> = text
+            .match_indices(after)
+            .map(|(i, _)| {
+                text[i + after.len()..]
+                    .chars()
+                    .take_while(|&c| c != end && !c.is_whitespace())
+                    .collect()
+            })
+            .filter(|n: &String| n.starts_with("fanotb_") || n.starts_with("FANOTB_"))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let exported = names(&source, "extern \"C\" fn ", '(');
+    let declared: Vec<String> = {
+        let mut v: Vec<String> = header
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#') && l.contains('('))
+            .filter_map(|l| {
+                // The identifier just before the first parenthesis.
+                let head = &l[..l.find('(')?];
+                let n = head
+                    .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()?;
+                n.starts_with("fanotb_").then(|| n.to_string())
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    assert_eq!(exported, declared);
+    assert_eq!(exported.len(), 11);
+    let consts = names(&source, "pub const ", ':');
+    let defines = names(&header, "#define ", ' ');
+    let defines: Vec<String> = defines.into_iter().filter(|d| d != "FANOTB_H").collect();
+    assert_eq!(consts, defines);
+    for c in &consts {
+        let value = |text: &str, pat: &str| {
+            let i = text.find(pat).unwrap_or_else(|| panic!("{pat}")) + pat.len();
+            text[i..]
+                .chars()
+                .skip_while(|c| !c.is_ascii_digit() && *c != '-')
+                .take_while(|c| c.is_ascii_digit() || *c == '-')
+                .collect::<String>()
+        };
+        assert_eq!(
+            value(&source, &format!("pub const {c}:")),
+            value(&header, &format!("#define {c} ")),
+            "{c}"
         );
     }
 }

@@ -1,0 +1,62 @@
+/* A C engine's view of fanotb: probe a position as text and as bitboards, list the
+ * root moves, and print the best move. Built and run by scripts/c-probe.sh.
+ *   probe DIR POSITION */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "fanotb.h"
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: probe DIR POSITION\n");
+        return 2;
+    }
+    printf("fanotb %s\n", fanotb_version());
+    fanotb_tablebase *tb = fanotb_open(argv[1]);
+    if (!tb) {
+        fprintf(stderr, "open: %s\n", fanotb_last_error());
+        return 1;
+    }
+    int status = 1;
+    int value, depth;
+    if (fanotb_probe(tb, argv[2], &value, &depth) != FANOTB_OK) {
+        fprintf(stderr, "probe: %s\n", fanotb_last_error());
+        goto done;
+    }
+    printf("%s: value %d, depth %d\n", argv[2], value, depth);
+    printf("tables complete up to %d stones on 9x5\n", fanotb_largest(tb, 9, 5));
+
+    /* Two white stones on a1 and b1 against one black on d3, White to move. */
+    uint64_t white = (1u << 0) | (1u << 1), black = 1u << (2 * 9 + 3);
+    if (fanotb_probe_wdl_bb(tb, 9, 5, white, black, 0, &value) != FANOTB_OK) {
+        fprintf(stderr, "probe_wdl_bb: %s\n", fanotb_last_error());
+        goto done;
+    }
+    printf("bitboards a1 b1 v d3, White to move: value %d\n", value);
+
+    size_t count = 0;
+    if (fanotb_probe_root(tb, argv[2], NULL, 0, &count) != FANOTB_ESPACE && count > 0) {
+        fprintf(stderr, "probe_root: %s\n", fanotb_last_error());
+        goto done;
+    }
+    fanotb_root_move *moves = calloc(count ? count : 1, sizeof *moves);
+    if (fanotb_probe_root(tb, argv[2], moves, count, &count) != FANOTB_OK) {
+        fprintf(stderr, "probe_root: %s\n", fanotb_last_error());
+        free(moves);
+        goto done;
+    }
+    for (size_t i = 0; i < count; i++)
+        printf("  %-16s value %2d depth %3d\n", moves[i].notation, moves[i].value, moves[i].depth);
+    free(moves);
+
+    char best[FANOTB_MOVE_LEN];
+    if (fanotb_best_move(tb, argv[2], best, sizeof best) != FANOTB_OK) {
+        fprintf(stderr, "best move: %s\n", fanotb_last_error());
+        goto done;
+    }
+    printf("best move %s\n", best);
+    status = 0;
+done:
+    fanotb_close(tb);
+    return status;
+}
