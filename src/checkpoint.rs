@@ -1,9 +1,9 @@
 //! Checkpoints of a proof search: its transposition table, saved now and then so a
 //! long search that is stopped (or reaches its memory budget) resumes where it was.
 //!
-//! File: magic `FNCKPT2\n`, then zstd of: root white u64, black u64, turn u8,
+//! File: magic `FNCKPT1\n`, then zstd of: root white u64, black u64, turn u8,
 //! attacker u8, table stones u8, entries u64, and per entry (key.0 u64, key.1 u64,
-//! pn u32, dn u32, work u32); then the xxh3-64 of every byte before it. Little-endian. Written
+//! pn u32, dn u32); then the xxh3-64 of every byte before it. Little-endian. Written
 //! to a temporary name, fsynced and renamed.
 
 use std::fs::File;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 use xxhash_rust::xxh3::Xxh3;
 
-const MAGIC: [u8; 8] = *b"FNCKPT2\n";
+const MAGIC: [u8; 8] = *b"FNCKPT1\n";
 
 #[derive(Debug, Error)]
 pub enum CheckpointError {
@@ -68,7 +68,7 @@ pub fn save<'a>(
     path: &Path,
     id: Identity,
     count: usize,
-    entries: impl Iterator<Item = ((u64, u64), (u32, u32, u32))> + 'a,
+    entries: impl Iterator<Item = ((u64, u64), (u32, u32))> + 'a,
 ) -> Result<(), CheckpointError> {
     let io = |source| CheckpointError::Io {
         path: path.into(),
@@ -87,12 +87,11 @@ pub fn save<'a>(
         z.write_all(&id.bytes())?;
         z.write_all(&(count as u64).to_le_bytes())?;
         let mut written = 0usize;
-        for ((a, b), (pn, dn, work)) in entries {
+        for ((a, b), (pn, dn)) in entries {
             z.write_all(&a.to_le_bytes())?;
             z.write_all(&b.to_le_bytes())?;
             z.write_all(&pn.to_le_bytes())?;
             z.write_all(&dn.to_le_bytes())?;
-            z.write_all(&work.to_le_bytes())?;
             written += 1;
         }
         assert_eq!(written, count, "the entry count is the table's length");
@@ -114,7 +113,7 @@ pub fn save<'a>(
 pub fn load(
     path: &Path,
     id: Identity,
-    mut insert: impl FnMut((u64, u64), (u32, u32, u32)),
+    mut insert: impl FnMut((u64, u64), (u32, u32)),
 ) -> Result<Option<usize>, CheckpointError> {
     let invalid = |what: &str| CheckpointError::Invalid {
         path: path.into(),
@@ -146,12 +145,12 @@ pub fn load(
         ));
     }
     let count = u64::from_le_bytes(head[19..27].try_into().expect("8 bytes")) as usize;
-    let mut rec = [0u8; 28];
+    let mut rec = [0u8; 24];
     for _ in 0..count {
         z.read_exact(&mut rec).map_err(io)?;
         let u = |i: usize| u64::from_le_bytes(rec[i..i + 8].try_into().expect("8 bytes"));
         let w = |i: usize| u32::from_le_bytes(rec[i..i + 4].try_into().expect("4 bytes"));
-        insert((u(0), u(8)), (w(16), w(20), w(24)));
+        insert((u(0), u(8)), (w(16), w(20)));
     }
     Ok(Some(count))
 }

@@ -978,14 +978,13 @@ impl SearchDisplay {
             }
         };
         let line = format!(
-            "does {} win? {} nodes, {:.0} nodes/s, proof {} disproof {}, {} entries ({} collections), peak {}",
+            "does {} win? {} nodes, {:.0} nodes/s, proof {} disproof {}, {} entries, peak {}",
             p.attacker.name(),
             p.nodes,
             p.nodes as f64 / p.seconds.max(1e-9),
             num(p.proof),
             num(p.disproof),
             p.table_entries,
-            p.collections,
             human_bytes(peak_rss().unwrap_or(0))
         );
         let i = p.attacker as usize;

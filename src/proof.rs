@@ -76,8 +76,6 @@ pub struct SearchProgress {
     pub proof: u32,
     pub disproof: u32,
     pub table_entries: usize,
-    /// Collections of the transposition table so far.
-    pub collections: u32,
 }
 
 /// The outcome of one search.
@@ -97,8 +95,6 @@ pub struct SearchOutcome {
     pub resumed: usize,
     /// Positions in the transposition table at the end.
     pub entries: usize,
-    /// Collections of the transposition table (each frees undecided positions).
-    pub collections: u32,
 }
 
 /// Where and how often a search saves its transposition table.
@@ -122,18 +118,15 @@ impl CheckpointPlan {
 pub struct Limits {
     /// Give up after this many expanded nodes.
     pub max_nodes: u64,
-    /// Budget of the transposition table, in positions (about 60 bytes each,
-    /// measured). At the budget the least-searched undecided half is dropped; the
-    /// search gives up when decided positions alone fill nine tenths of it.
+    /// Give up when the transposition table holds this many positions (its memory
+    /// is about 60 bytes a position, measured).
     pub max_entries: usize,
 }
 
 struct Dfpn<'a> {
     tables: &'a ValueTables,
     attacker: Color,
-    tt: FxHashMap<Key, Numbers>,
-    /// Set when decided positions alone fill the table budget.
-    full: bool,
+    tt: FxHashMap<Key, (u32, u32)>,
     path: FxHashSet<Key>,
     nodes: u64,
     limits: Limits,
@@ -148,22 +141,6 @@ struct Dfpn<'a> {
     )>,
     last_save: Instant,
     save_error: Option<crate::checkpoint::CheckpointError>,
-    collections: u32,
-}
-
-/// A transposition-table entry: proof number, disproof number, and the nodes
-/// expanded below the position so far (what a collection keeps).
-#[derive(Clone, Copy, Debug)]
-struct Numbers {
-    pn: u32,
-    dn: u32,
-    work: u32,
-}
-
-impl Numbers {
-    fn decided(&self) -> bool {
-        self.pn == 0 || self.dn == 0
-    }
 }
 
 struct Child {
@@ -225,16 +202,13 @@ impl Dfpn<'_> {
             Some(false) => (INF, 0),
             // A repetition: the attacker gains nothing by going round.
             None if self.path.contains(&c.key) => (INF, 0),
-            None => self.tt.get(&c.key).map_or((1, 1), |e| (e.pn, e.dn)),
+            None => self.tt.get(&c.key).copied().unwrap_or((1, 1)),
         }
     }
 
     fn save(&mut self) {
         if let Some((path, _, id)) = &self.checkpoint {
-            let entries = self
-                .tt
-                .iter()
-                .map(|(k, e)| ((k.0, k.1), (e.pn, e.dn, e.work)));
+            let entries = self.tt.iter().map(|(k, v)| ((k.0, k.1), *v));
             if let Err(e) = crate::checkpoint::save(path, *id, self.tt.len(), entries) {
                 self.save_error = Some(e);
             }
@@ -250,10 +224,7 @@ impl Dfpn<'_> {
         {
             self.save();
         }
-        if self.tt.len() >= self.limits.max_entries {
-            self.collect();
-        }
-        let (pn, dn) = self.tt.get(&self.root).map_or((1, 1), |e| (e.pn, e.dn));
+        let (pn, dn) = self.tt.get(&self.root).copied().unwrap_or((1, 1));
         (self.progress)(&SearchProgress {
             attacker: self.attacker,
             nodes: self.nodes,
@@ -261,48 +232,19 @@ impl Dfpn<'_> {
             proof: pn,
             disproof: dn,
             table_entries: self.tt.len(),
-            collections: self.collections,
         });
-    }
-
-    /// Frees about half the table: the undecided positions with the least work
-    /// below them, which are the cheapest to search again. Decided positions stay:
-    /// the certificate is built from them. When they alone fill nine tenths of the
-    /// budget, the search is full and stops.
-    fn collect(&mut self) {
-        let mut buckets = [0usize; 33];
-        for e in self.tt.values().filter(|e| !e.decided()) {
-            buckets[(32 - e.work.leading_zeros()) as usize] += 1;
-        }
-        let undecided: usize = buckets.iter().sum();
-        let (mut cut, mut below) = (0, 0);
-        while cut < 32 && below + buckets[cut] <= undecided / 2 {
-            below += buckets[cut];
-            cut += 1;
-        }
-        // Drop undecided entries whose work is in a bucket below `cut`; at least
-        // the first bucket, so that a collection always frees something.
-        let cut = cut.max(1);
-        self.tt
-            .retain(|_, e| e.decided() || (32 - e.work.leading_zeros()) as usize >= cut);
-        self.collections += 1;
-        if self.tt.len() * 10 >= self.limits.max_entries * 9 {
-            self.full = true;
-        }
     }
 
     fn halted(&self) -> bool {
         self.stop.load(Relaxed)
             || self.nodes >= self.limits.max_nodes
-            || self.full
+            || self.tt.len() >= self.limits.max_entries
             || self.save_error.is_some()
     }
 
     /// Multiple iterative deepening: expands `pos` until its proof number reaches
     /// `th_pn` or its disproof number `th_dn`; returns and stores the numbers.
     fn mid(&mut self, pos: &Position, key: Key, th_pn: u32, th_dn: u32) -> (u32, u32) {
-        let base = self.tt.get(&key).map_or(0, |e| e.work);
-        let first = self.nodes;
         self.nodes += 1;
         if self.nodes.is_multiple_of(REPORT_EVERY) {
             self.report();
@@ -340,8 +282,7 @@ impl Dfpn<'_> {
                 }
             }
             result = (pn, dn);
-            let work = base.saturating_add((self.nodes - first).min(u32::MAX as u64) as u32);
-            self.tt.insert(key, Numbers { pn, dn, work });
+            self.tt.insert(key, result);
             if pn >= th_pn || dn >= th_dn || pn == 0 || dn == 0 || self.halted() {
                 break;
             }
@@ -390,7 +331,7 @@ impl Dfpn<'_> {
         let marked = |k: &Key| {
             self.tt
                 .get(k)
-                .is_some_and(|e| if win { e.pn == 0 } else { e.dn == 0 })
+                .is_some_and(|&(pn, dn)| if win { pn == 0 } else { dn == 0 })
         };
         // The candidate positions, the root first.
         let mut ids: FxHashMap<Key, usize> = FxHashMap::default();
@@ -621,8 +562,6 @@ pub fn search(
         tables,
         attacker,
         tt: FxHashMap::default(),
-        full: false,
-        collections: 0,
         path: FxHashSet::default(),
         nodes: 0,
         limits,
@@ -638,14 +577,7 @@ pub fn search(
     if let Some((path, _, id)) = &s.checkpoint {
         let tt = &mut s.tt;
         resumed = crate::checkpoint::load(path, *id, |k, v| {
-            tt.insert(
-                Key(k.0, k.1),
-                Numbers {
-                    pn: v.0,
-                    dn: v.1,
-                    work: v.2,
-                },
-            );
+            tt.insert(Key(k.0, k.1), v);
         })?
         .unwrap_or(0);
     }
@@ -664,7 +596,6 @@ pub fn search(
             repairs,
             resumed,
             entries: s.tt.len(),
-            collections: s.collections,
         };
         let Some(win) = verdict else {
             if !stop.load(Relaxed) {
