@@ -50,6 +50,27 @@ fn probe(c: &mut Criterion) {
             tb.probe(black_box(&positions[i])).unwrap()
         })
     });
+    // Two threads probing at once, each `iters` probes: the time per iteration is
+    // the latency of one probe while the other thread probes too (contention).
+    for threads in [1usize, 2] {
+        g.bench_function(format!("value_{threads}_threads"), |b| {
+            b.iter_custom(|iters| {
+                let start = std::time::Instant::now();
+                std::thread::scope(|s| {
+                    for t in 0..threads {
+                        let (tb, positions) = (&tb, &positions);
+                        s.spawn(move || {
+                            for k in 0..iters as usize {
+                                let p = &positions[(k * threads + t) % positions.len()];
+                                black_box(tb.value(black_box(p)).unwrap());
+                            }
+                        });
+                    }
+                });
+                start.elapsed()
+            })
+        });
+    }
     g.finish();
 }
 

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::OnceLock;
 
 use thiserror::Error;
 
@@ -37,11 +37,16 @@ struct Loaded {
     file: TableFile,
 }
 
+/// Table slots per board: one per signature NvM, N and M below 64.
+const SLOTS: usize = 64 * 64;
+
 /// A directory of tables. Files open lazily on first use; safe to share across
-/// threads.
+/// threads, and a probe of an open table takes no lock: each board has a row of
+/// once-set slots, one per signature.
 pub struct Tablebase {
     dir: PathBuf,
-    tables: Mutex<HashMap<(usize, usize, Signature), Arc<Loaded>>>,
+    /// Per board size ((W - 3) / 2 * 4 + (H - 3) / 2), the slots of its tables.
+    boards: [OnceLock<Box<[OnceLock<Box<Loaded>>]>>; 16],
 }
 
 /// A move with the outcome it leads to, from the mover's point of view.
@@ -60,7 +65,7 @@ impl Tablebase {
         }
         Ok(Tablebase {
             dir,
-            tables: Mutex::new(HashMap::new()),
+            boards: std::array::from_fn(|_| OnceLock::new()),
         })
     }
 
@@ -68,10 +73,12 @@ impl Tablebase {
         &self.dir
     }
 
-    fn table(&self, board: &'static Board, sig: Signature) -> Result<Arc<Loaded>, ProbeError> {
-        let key = (board.width(), board.height(), sig);
-        if let Some(t) = self.tables.lock().expect("table map lock").get(&key) {
-            return Ok(t.clone());
+    fn table(&self, board: &'static Board, sig: Signature) -> Result<&Loaded, ProbeError> {
+        let row = self.boards[(board.width() - 3) / 2 * 4 + (board.height() - 3) / 2]
+            .get_or_init(|| (0..SLOTS).map(|_| OnceLock::new()).collect());
+        let slot = &row[sig.us as usize % 64 * 64 + sig.them as usize % 64];
+        if let Some(t) = slot.get() {
+            return Ok(t);
         }
         let path = table_path(&self.dir, board, sig);
         if !path.exists() {
@@ -81,12 +88,12 @@ impl Tablebase {
                 dir: self.dir.clone(),
             });
         }
-        let loaded = Arc::new(Loaded {
+        let loaded = Box::new(Loaded {
             file: TableFile::open(&path, board, sig)?,
             idx: Indexer::new(board, sig),
         });
-        let mut map = self.tables.lock().expect("table map lock");
-        Ok(map.entry(key).or_insert(loaded).clone())
+        // Two threads may both open the file; the first to set the slot wins.
+        Ok(slot.get_or_init(|| loaded))
     }
 
     /// Every table file in the directory, as (board, signature, path), sorted.
@@ -141,7 +148,7 @@ impl Tablebase {
             .unwrap_or(0))
     }
 
-    fn locate(&self, pos: &Position) -> Result<(Arc<Loaded>, u64), ProbeError> {
+    fn locate(&self, pos: &Position) -> Result<(&Loaded, u64), ProbeError> {
         let (us, them) = (pos.us(), pos.them());
         if us == 0 {
             return Err(ProbeError::GameOver(pos.turn().name()));

@@ -5,11 +5,12 @@
 //! two streams of zstd blocks: a 2-bit value stream (read alone by value probes) and a
 //! 16-bit depth stream.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use memmap2::Mmap;
 use rayon::prelude::*;
@@ -309,11 +310,22 @@ enum Stream {
     Depth = 1,
 }
 
-/// Decompressed blocks by stream and number.
-type BlockCache = HashMap<(Stream, usize), Arc<Vec<u8>>>;
+/// Which table file, stream and block a cached block is.
+type BlockKey = (u64, Stream, usize);
 
-/// A table file opened read-only through a memory map, with a small cache of
-/// decompressed blocks.
+thread_local! {
+    /// Decompressed blocks, per thread, so that probes from many threads share no
+    /// lock and no cache line. At most `CACHE_BLOCKS` blocks (2 MiB of value blocks,
+    /// 16 MiB of depth blocks) a thread; when full, any block makes room (the cache
+    /// only bounds memory).
+    static BLOCKS: RefCell<HashMap<BlockKey, Vec<u8>>> = RefCell::new(HashMap::new());
+}
+
+/// Numbers table files for the block cache (a closed file's blocks age out).
+static NEXT_FILE_ID: AtomicU64 = AtomicU64::new(0);
+
+/// A table file opened read-only through a memory map; decompressed blocks are
+/// cached per thread.
 pub struct TableFile {
     path: PathBuf,
     map: Mmap,
@@ -321,7 +333,8 @@ pub struct TableFile {
     /// Block offsets per stream (blocks + 1 each).
     offsets: [Vec<u64>; 2],
     checksums: [Vec<u64>; 2],
-    cache: Mutex<BlockCache>,
+    /// This file's key in the block cache.
+    id: u64,
 }
 
 impl std::fmt::Debug for TableFile {
@@ -403,7 +416,7 @@ impl TableFile {
             header,
             offsets,
             checksums,
-            cache: Mutex::new(HashMap::new()),
+            id: NEXT_FILE_ID.fetch_add(1, Relaxed),
         })
     }
 
@@ -495,21 +508,28 @@ impl TableFile {
         Ok(raw)
     }
 
-    fn block(&self, s: Stream, b: usize) -> Result<Arc<Vec<u8>>, TableError> {
-        let mut cache = self.cache.lock().expect("cache lock");
-        if let Some(blk) = cache.get(&(s, b)) {
-            return Ok(blk.clone());
-        }
-        drop(cache);
-        let blk = Arc::new(self.decompress(s, b)?);
-        cache = self.cache.lock().expect("cache lock");
-        if cache.len() >= CACHE_BLOCKS {
-            // Any victim will do: the cache only bounds memory.
-            let victim = *cache.keys().next().expect("cache is not empty");
-            cache.remove(&victim);
-        }
-        cache.insert((s, b), blk.clone());
-        Ok(blk)
+    /// Runs `f` on a decompressed block, from this thread's cache when it is there.
+    fn with_block<R>(
+        &self,
+        s: Stream,
+        b: usize,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, TableError> {
+        let key = (self.id, s, b);
+        BLOCKS.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if let Some(blk) = cache.get(&key) {
+                return Ok(f(blk));
+            }
+            let blk = self.decompress(s, b)?;
+            let r = f(&blk);
+            if cache.len() >= CACHE_BLOCKS {
+                let victim = *cache.keys().next().expect("the cache is not empty");
+                cache.remove(&victim);
+            }
+            cache.insert(key, blk);
+            Ok(r)
+        })
     }
 
     fn check_index(&self, index: u64) -> Result<(usize, usize), TableError> {
@@ -526,8 +546,7 @@ impl TableFile {
     /// The value of an entry, reading only the value stream.
     pub fn wdl(&self, index: u64) -> Result<Wdl, TableError> {
         let (b, i) = self.check_index(index)?;
-        let blk = self.block(Stream::Wdl, b)?;
-        packed_wdl(&blk, i)
+        self.with_block(Stream::Wdl, b, |blk| packed_wdl(blk, i))?
             .ok_or_else(|| self.corrupt(format!("entry {index}: invalid value bits")))
     }
 
@@ -540,8 +559,9 @@ impl TableFile {
     pub(crate) fn code(&self, index: u64) -> Result<u16, TableError> {
         let wdl = self.wdl(index)?;
         let (b, i) = self.check_index(index)?;
-        let blk = self.block(Stream::Depth, b)?;
-        let depth = u16::from_le_bytes([blk[2 * i], blk[2 * i + 1]]);
+        let depth = self.with_block(Stream::Depth, b, |blk| {
+            u16::from_le_bytes([blk[2 * i], blk[2 * i + 1]])
+        })?;
         self.make_code(index, wdl, depth)
     }
 
