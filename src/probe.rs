@@ -40,13 +40,16 @@ struct Loaded {
 /// Table slots per board: one per signature NvM, N and M below 64.
 const SLOTS: usize = 64 * 64;
 
+/// One board's tables, by signature, each opened once.
+type BoardSlots = Box<[OnceLock<Box<Loaded>>]>;
+
 /// A directory of tables. Files open lazily on first use; safe to share across
 /// threads, and a probe of an open table takes no lock: each board has a row of
 /// once-set slots, one per signature.
 pub struct Tablebase {
     dir: PathBuf,
     /// Per board size ((W - 3) / 2 * 4 + (H - 3) / 2), the slots of its tables.
-    boards: [OnceLock<Box<[OnceLock<Box<Loaded>>]>>; 16],
+    boards: [OnceLock<BoardSlots>; 16],
 }
 
 /// A move with the outcome it leads to, from the mover's point of view.
