@@ -10,7 +10,7 @@ use fanotb::check::check as check_proof;
 use fanotb::index::{Indexer, Signature};
 use fanotb::probe::{MoveOutcome, Tablebase, best_count};
 use fanotb::proof::{CheckpointPlan, Claim, Limits, ProveOptions, Proved, SearchProgress, prove};
-use fanotb::retro::{Options, TableReport, generate, peak_rss};
+use fanotb::retro::{Observer, Options, TableReport, generate, peak_rss};
 use fanotb::solve::{SMALL_BOARDS, Solution, published, solve};
 use fanotb::table::TableFile;
 use fanotb::verify::verify_all;
@@ -363,7 +363,7 @@ fn run(cmd: Command) -> Result<()> {
             };
             let opts = Options {
                 threads,
-                progress: !json,
+                observer: table_observer(json),
             };
             let start = std::time::Instant::now();
             let reports = generate(&tables.dir, board, &targets, &opts, |r| {
@@ -589,7 +589,7 @@ fn run(cmd: Command) -> Result<()> {
         } => {
             let opts = Options {
                 threads,
-                progress: !json,
+                observer: table_observer(json),
             };
             let targets: Vec<Position> = if all_small {
                 SMALL_BOARDS
@@ -700,7 +700,7 @@ fn run(cmd: Command) -> Result<()> {
                     prefix,
                     every: std::time::Duration::from_secs_f64(checkpoint_minutes.max(0.0) * 60.0),
                 }),
-                table_progress: !json,
+                table_observer: table_observer(json),
             };
             let display = SearchDisplay::new(json);
             let proved = prove(
@@ -1119,5 +1119,93 @@ impl<'a> ProofSummary<'a> {
             "certificate": self.path.display().to_string(),
             "certificate_bytes": self.bytes,
         })
+    }
+}
+
+/// Table-build progress for people: `None` with `--json`.
+fn table_observer(json: bool) -> Option<std::sync::Arc<dyn Observer>> {
+    (!json).then(|| std::sync::Arc::new(BuildProgress::new()) as std::sync::Arc<dyn Observer>)
+}
+
+/// Progress of a table build: an indicatif bar per stage on a terminal; in a log
+/// (stderr not a terminal), a line when a stage starts, at most every 30 s while it
+/// runs, and when it ends.
+struct BuildProgress {
+    log: bool,
+    start: std::time::Instant,
+    bar: std::sync::Mutex<Option<indicatif::ProgressBar>>,
+    stage: std::sync::Mutex<(String, u64, std::time::Instant)>,
+    done: std::sync::atomic::AtomicU64,
+}
+
+impl BuildProgress {
+    fn new() -> BuildProgress {
+        use std::io::IsTerminal;
+        let now = std::time::Instant::now();
+        BuildProgress {
+            log: !std::io::stderr().is_terminal(),
+            start: now,
+            bar: std::sync::Mutex::new(None),
+            stage: std::sync::Mutex::new((String::new(), 0, now)),
+            done: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    fn log_line(&self, end: bool) {
+        if !self.log {
+            return;
+        }
+        let mut stage = self.stage.lock().expect("progress lock");
+        if end || stage.2.elapsed().as_secs() >= 30 {
+            stage.2 = std::time::Instant::now();
+            let done = self.done.load(std::sync::atomic::Ordering::Relaxed);
+            eprintln!(
+                "[{:>7.1} s] {}: {}/{} entries{}",
+                self.start.elapsed().as_secs_f64(),
+                stage.0,
+                if end { stage.1 } else { done },
+                stage.1,
+                if end { ", done" } else { "" }
+            );
+        }
+    }
+}
+
+impl Observer for BuildProgress {
+    fn begin(&self, name: &str, what: &str, len: u64) {
+        self.done.store(0, std::sync::atomic::Ordering::Relaxed);
+        if self.log {
+            *self.stage.lock().expect("progress lock") =
+                (format!("{name} {what}"), len, std::time::Instant::now());
+            return;
+        }
+        let bar = indicatif::ProgressBar::new(len);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix:>12} {msg:<18} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(name.to_string());
+        bar.set_message(what.to_string());
+        if let Some(old) = self.bar.lock().expect("progress lock").replace(bar) {
+            old.finish_and_clear();
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        self.done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        if let Some(bar) = &*self.bar.lock().expect("progress lock") {
+            bar.inc(n);
+        }
+        self.log_line(false);
+    }
+
+    fn end(&self) {
+        if let Some(bar) = self.bar.lock().expect("progress lock").take() {
+            bar.finish();
+        }
+        self.log_line(true);
     }
 }

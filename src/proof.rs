@@ -651,7 +651,7 @@ pub enum ProveError {
 }
 
 /// How to prove.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ProveOptions {
     /// Positions with at most this many stones are probed in the tables.
     pub max_table_stones: usize,
@@ -659,8 +659,8 @@ pub struct ProveOptions {
     pub threads: Option<usize>,
     pub limits: Limits,
     pub checkpoint: Option<CheckpointPlan>,
-    /// Progress bars while tables build.
-    pub table_progress: bool,
+    /// Told of the table builds' progress.
+    pub table_observer: Option<std::sync::Arc<dyn crate::retro::Observer>>,
 }
 
 /// A proved value with its certificate and the figures of the run.
@@ -712,7 +712,7 @@ pub fn prove(
     let t0 = Instant::now();
     let gen_opts = crate::retro::Options {
         threads: opts.threads,
-        progress: opts.table_progress,
+        observer: opts.table_observer.clone(),
     };
     let tables = crate::retro::generate(dir, board, &sigs, &gen_opts, table_report)?;
     let table_seconds = t0.elapsed().as_secs_f64();

@@ -15,12 +15,10 @@
 //! Working memory: one `u16` per entry of the pair, plus the decoded smaller tables.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -67,13 +65,35 @@ pub enum RetroError {
     Threads(usize, String),
 }
 
+/// What a long build reports as it goes. The library draws nothing: the command line
+/// implements this with progress bars and log lines; a program may log it or ignore
+/// it. Stages run one after another; `advance` comes from worker threads.
+pub trait Observer: Send + Sync {
+    /// A stage of `len` units (table entries) begins: `name` is the table or pair,
+    /// `what` the stage ("captures/counters", "depth 12", "writing").
+    fn begin(&self, name: &str, what: &str, len: u64);
+    /// `n` more units of the current stage are done.
+    fn advance(&self, n: u64);
+    /// The current stage is complete.
+    fn end(&self);
+}
+
 /// How to build.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Options {
     /// Worker threads (default: every core).
     pub threads: Option<usize>,
-    /// Draw progress bars on the terminal.
-    pub progress: bool,
+    /// Told of every stage and its progress.
+    pub observer: Option<std::sync::Arc<dyn Observer>>,
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("threads", &self.threads)
+            .field("observer", &self.observer.is_some())
+            .finish()
+    }
 }
 
 /// What happened to one table.
@@ -273,77 +293,39 @@ fn build_pair(
     Ok(reports)
 }
 
-/// Progress of one stage: an indicatif bar on a terminal; on a log file (stderr not
-/// a terminal), a line when the stage starts, at most every 30 s while it runs, and
-/// when it ends.
-struct Stage {
-    bar: ProgressBar,
-    log: bool,
-    start: Instant,
-    last_line: std::sync::Mutex<Instant>,
+/// One stage of a build, reported to the observer if there is one.
+struct Stage<'a> {
+    observer: Option<&'a dyn Observer>,
+    name: String,
+    len: u64,
 }
 
-impl Stage {
-    fn new(opts: &Options, prefix: String, len: u64) -> Stage {
-        let log = opts.progress && !std::io::stderr().is_terminal();
-        let bar = if opts.progress && !log {
-            let bar = ProgressBar::new(len);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{prefix:>12} {msg:<18} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta}",
-                )
-                .expect("valid template")
-                .progress_chars("=> "),
-            );
-            bar
-        } else {
-            ProgressBar::hidden()
-        };
-        bar.set_length(len);
-        bar.set_prefix(prefix);
-        let now = Instant::now();
+impl<'a> Stage<'a> {
+    fn new(opts: &'a Options, name: String, len: u64) -> Stage<'a> {
         Stage {
-            bar,
-            log,
-            start: now,
-            last_line: std::sync::Mutex::new(now),
+            observer: opts.observer.as_deref(),
+            name,
+            len,
         }
     }
 
-    fn message(&self, msg: String) {
-        self.bar.set_message(msg);
-        self.bar.set_position(0);
-        self.log_line(false);
+    /// Begins (or begins again) the stage as `what`.
+    fn message(&self, what: String) {
+        if let Some(o) = self.observer {
+            o.begin(&self.name, &what, self.len);
+        }
     }
 
     fn inc(&self, n: u64) {
-        self.bar.inc(n);
-        self.log_line(false);
-    }
-
-    fn log_line(&self, done: bool) {
-        if !self.log {
-            return;
-        }
-        let mut last = self.last_line.lock().expect("progress lock");
-        if done || last.elapsed().as_secs() >= 30 {
-            *last = Instant::now();
-            eprintln!(
-                "[{:>7.1} s] {} {}: {}/{} entries{}",
-                self.start.elapsed().as_secs_f64(),
-                self.bar.prefix(),
-                self.bar.message(),
-                self.bar.position(),
-                self.bar.length().unwrap_or(0),
-                if done { ", done" } else { "" }
-            );
+        if let Some(o) = self.observer {
+            o.advance(n);
         }
     }
 
     fn finish(&self) {
-        self.bar.set_position(self.bar.length().unwrap_or(0));
-        self.log_line(true);
-        self.bar.finish();
+        if let Some(o) = self.observer {
+            o.end();
+        }
     }
 }
 

@@ -20,7 +20,7 @@ fn opts(k: usize) -> ProveOptions {
             max_entries: 50_000_000,
         },
         checkpoint: None,
-        table_progress: false,
+        table_observer: None,
     }
 }
 
