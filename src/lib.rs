@@ -1,8 +1,4 @@
-//! fanotb: a perfect-play endgame solver for Fanorona.
-//!
-//! The rules engine (`board`, `position`, `movegen`) follows RULES.md; `index`,
-//! `retro`, `table` and `probe` build and read endgame tables.
-
+#![doc = include_str!("../README.md")]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod board;
