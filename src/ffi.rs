@@ -160,6 +160,72 @@ fn status(r: Result<(), c_int>) -> c_int {
     r.err().unwrap_or(FANOTB_OK)
 }
 
+/// Probes `pos` and writes its value, and its depth when `depth` is given (else
+/// only the value stream is read).
+///
+/// # Safety
+/// `value` and a given `depth` are null or valid for a write.
+unsafe fn answer(
+    tb: &Tablebase,
+    pos: &Position,
+    value: *mut c_int,
+    depth: Option<*mut c_int>,
+) -> Result<(), c_int> {
+    match depth {
+        Some(depth) => {
+            let o = tb.probe(pos).map_err(probe_error)?;
+            // SAFETY: forwarded contracts.
+            unsafe { put(value, wdl_int(o.wdl())).and_then(|()| put(depth, depth_int(o))) }
+        }
+        None => {
+            let w = tb.value(pos).map_err(probe_error)?;
+            // SAFETY: forwarded contract.
+            unsafe { put(value, wdl_int(w)) }
+        }
+    }
+}
+
+/// A probe from position text.
+///
+/// # Safety
+/// As `args` and `answer`.
+unsafe fn probe_text(
+    tb: *const Tablebase,
+    position: *const c_char,
+    value: *mut c_int,
+    depth: Option<*mut c_int>,
+) -> c_int {
+    guard(|| {
+        status((|| {
+            // SAFETY: forwarded contracts.
+            let (tb, pos) = unsafe { args(tb, position) }?;
+            // SAFETY: forwarded contracts.
+            unsafe { answer(tb, &pos, value, depth) }
+        })())
+    })
+}
+
+/// A probe from bitboards.
+///
+/// # Safety
+/// As `handle` and `answer`.
+unsafe fn probe_bitboards(
+    tb: *const Tablebase,
+    (width, height, white, black, black_to_move): (c_int, c_int, u64, u64, c_int),
+    value: *mut c_int,
+    depth: Option<*mut c_int>,
+) -> c_int {
+    guard(|| {
+        status((|| {
+            // SAFETY: forwarded contract.
+            let tb = unsafe { handle(tb) }?;
+            let pos = from_bitboards(width, height, white, black, black_to_move)?;
+            // SAFETY: forwarded contracts.
+            unsafe { answer(tb, &pos, value, depth) }
+        })())
+    })
+}
+
 /// Opens a table directory; null on failure (see `fanotb_last_error`).
 ///
 /// # Safety
@@ -214,15 +280,8 @@ pub unsafe extern "C" fn fanotb_probe(
     value: *mut c_int,
     depth: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        status((|| {
-            // SAFETY: forwarded contracts.
-            let (tb, pos) = unsafe { args(tb, position) }?;
-            let o = tb.probe(&pos).map_err(probe_error)?;
-            // SAFETY: forwarded contracts.
-            unsafe { put(value, wdl_int(o.wdl())).and_then(|()| put(depth, depth_int(o))) }
-        })())
-    })
+    // SAFETY: forwarded contracts.
+    unsafe { probe_text(tb, position, value, Some(depth)) }
 }
 
 /// The value only of a position given as text (reads only the tables' value
@@ -236,15 +295,8 @@ pub unsafe extern "C" fn fanotb_probe_wdl(
     position: *const c_char,
     value: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        status((|| {
-            // SAFETY: forwarded contracts.
-            let (tb, pos) = unsafe { args(tb, position) }?;
-            let w = tb.value(&pos).map_err(probe_error)?;
-            // SAFETY: forwarded contract.
-            unsafe { put(value, wdl_int(w)) }
-        })())
-    })
+    // SAFETY: forwarded contracts.
+    unsafe { probe_text(tb, position, value, None) }
 }
 
 /// Value and depth of a position given as stone bitboards (bit `y * width + x` is
@@ -263,16 +315,9 @@ pub unsafe extern "C" fn fanotb_probe_bb(
     value: *mut c_int,
     depth: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        status((|| {
-            // SAFETY: forwarded contract.
-            let tb = unsafe { handle(tb) }?;
-            let pos = from_bitboards(width, height, white, black, black_to_move)?;
-            let o = tb.probe(&pos).map_err(probe_error)?;
-            // SAFETY: forwarded contracts.
-            unsafe { put(value, wdl_int(o.wdl())).and_then(|()| put(depth, depth_int(o))) }
-        })())
-    })
+    let stones = (width, height, white, black, black_to_move);
+    // SAFETY: forwarded contracts.
+    unsafe { probe_bitboards(tb, stones, value, Some(depth)) }
 }
 
 /// The value only of a position given as stone bitboards (as `fanotb_probe_bb`).
@@ -289,16 +334,9 @@ pub unsafe extern "C" fn fanotb_probe_wdl_bb(
     black_to_move: c_int,
     value: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        status((|| {
-            // SAFETY: forwarded contract.
-            let tb = unsafe { handle(tb) }?;
-            let pos = from_bitboards(width, height, white, black, black_to_move)?;
-            let w = tb.value(&pos).map_err(probe_error)?;
-            // SAFETY: forwarded contract.
-            unsafe { put(value, wdl_int(w)) }
-        })())
-    })
+    let stones = (width, height, white, black, black_to_move);
+    // SAFETY: forwarded contracts.
+    unsafe { probe_bitboards(tb, stones, value, None) }
 }
 
 /// Every legal move of a position given as text with its result, best first, into

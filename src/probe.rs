@@ -37,6 +37,24 @@ struct Loaded {
     file: TableFile,
 }
 
+/// Opens the table `sig` of `board` in `dir`; a missing file is `Missing`, which
+/// says how to build it.
+pub(crate) fn open_table(
+    dir: &Path,
+    board: &'static Board,
+    sig: Signature,
+) -> Result<TableFile, ProbeError> {
+    let path = table_path(dir, board, sig);
+    if !path.exists() {
+        return Err(ProbeError::Missing {
+            sig,
+            board: board.size_name(),
+            dir: dir.to_path_buf(),
+        });
+    }
+    Ok(TableFile::open(&path, board, sig)?)
+}
+
 /// Table slots per board: one per signature NvM, N and M below 64.
 const SLOTS: usize = 64 * 64;
 
@@ -83,16 +101,8 @@ impl Tablebase {
         if let Some(t) = slot.get() {
             return Ok(t);
         }
-        let path = table_path(&self.dir, board, sig);
-        if !path.exists() {
-            return Err(ProbeError::Missing {
-                sig,
-                board: board.size_name(),
-                dir: self.dir.clone(),
-            });
-        }
         let loaded = Box::new(Loaded {
-            file: TableFile::open(&path, board, sig)?,
+            file: open_table(&self.dir, board, sig)?,
             idx: Indexer::new(board, sig),
         });
         // Two threads may both open the file; the first to set the slot wins.
@@ -258,20 +268,12 @@ impl ValueTables {
         let mut tables = HashMap::new();
         let mut checksums = Vec::new();
         for &sig in sigs {
-            let path = table_path(dir, board, sig);
-            if !path.exists() {
-                return Err(ProbeError::Missing {
-                    sig,
-                    board: board.size_name(),
-                    dir: dir.to_path_buf(),
-                });
-            }
-            let file = TableFile::open(&path, board, sig)?;
+            let file = open_table(dir, board, sig)?;
             file.verify_checksums()?;
             let idx = Indexer::new(board, sig);
             if file.header().entries != idx.size() {
                 return Err(ProbeError::Table(TableError::Corrupt {
-                    path,
+                    path: file.path().to_path_buf(),
                     what: format!(
                         "{} entries, the index has {}",
                         file.header().entries,

@@ -376,11 +376,8 @@ impl Dfpn<'_> {
             }
         }
         let mut choice: Vec<Option<usize>> = vec![None; n];
-        let accepted: Vec<bool> = if win {
-            least_fixpoint(&s_node, &good_leaf, &bad, &kids, &parents, &mut choice)
-        } else {
-            greatest_fixpoint(&s_node, &good_leaf, &bad, &kids, &parents, &mut choice)
-        };
+        let graph = (kids.as_slice(), parents.as_slice());
+        let accepted = fixpoint(win, &s_node, &good_leaf, &bad, graph, &mut choice);
         if !accepted[0] {
             return Err(ids
                 .iter()
@@ -439,98 +436,77 @@ fn key_position(root: &Position, k: Key) -> Position {
     Position::from_sides(root.board(), us, them, turn)
 }
 
-/// Least fixpoint: the nodes S wins from in finitely many moves. An S node is won
-/// with a good leaf or a won child, chosen at the moment it is won, so the choices
-/// form an acyclic graph; an opponent node when all its children are.
-fn least_fixpoint(
-    s_node: &[bool],
-    good_leaf: &[Option<Position>],
-    bad: &[bool],
+/// The attractor of a player in the candidate graph: the nodes from which it can
+/// force play into its target. A node where it chooses joins when it has a
+/// `direct` way into the target or a child that joined (recorded in `choice`; the
+/// child joined first, so the choices are acyclic); a node where the other side
+/// moves joins when it is not `blocked` (no way out) and all its children joined.
+fn attractor(
+    chooser: &[bool],
+    direct: &[bool],
+    blocked: &[bool],
     kids: &[Vec<usize>],
     parents: &[Vec<usize>],
     choice: &mut [Option<usize>],
 ) -> Vec<bool> {
-    let n = s_node.len();
-    let mut won = vec![false; n];
+    let n = chooser.len();
+    let mut joined = vec![false; n];
     let mut need: Vec<usize> = kids.iter().map(Vec::len).collect();
-    let mut queue = Vec::new();
-    for i in 0..n {
-        let ready = if s_node[i] {
-            good_leaf[i].is_some()
-        } else {
-            !bad[i] && need[i] == 0
-        };
-        if ready {
-            won[i] = true;
-            queue.push(i);
-        }
+    let mut queue: Vec<usize> = (0..n)
+        .filter(|&i| {
+            if chooser[i] {
+                direct[i]
+            } else {
+                !blocked[i] && need[i] == 0
+            }
+        })
+        .collect();
+    for &i in &queue {
+        joined[i] = true;
     }
     while let Some(w) = queue.pop() {
         for &p in &parents[w] {
-            if won[p] {
+            if joined[p] {
                 continue;
             }
-            if s_node[p] {
+            if chooser[p] {
                 choice[p] = Some(w);
-                won[p] = true;
-                queue.push(p);
             } else {
                 need[p] -= 1;
-                if need[p] == 0 && !bad[p] {
-                    won[p] = true;
-                    queue.push(p);
+                if need[p] > 0 || blocked[p] {
+                    continue;
                 }
             }
+            joined[p] = true;
+            queue.push(p);
         }
     }
-    won
+    joined
 }
 
-/// Greatest fixpoint: the nodes from which S can avoid losing forever. Start from
-/// every candidate and drop those that cannot stay: an S node with no good leaf and
-/// no remaining child, an opponent node with a bad or dropped child.
-fn greatest_fixpoint(
+/// The nodes S's claim holds at, with S's choices. A win (`win`): the least
+/// fixpoint, S's attractor to its good leaves. Not losing: the greatest fixpoint,
+/// the complement of the opponent's attractor to a bad exit (an S node with a good
+/// leaf cannot be forced); S's move at a kept node is a good leaf, else a kept child.
+fn fixpoint(
+    win: bool,
     s_node: &[bool],
     good_leaf: &[Option<Position>],
     bad: &[bool],
-    kids: &[Vec<usize>],
-    parents: &[Vec<usize>],
+    (kids, parents): (&[Vec<usize>], &[Vec<usize>]),
     choice: &mut [Option<usize>],
 ) -> Vec<bool> {
-    let n = s_node.len();
-    let mut alive = vec![true; n];
-    let mut support: Vec<usize> = kids.iter().map(Vec::len).collect();
-    let mut queue = Vec::new();
-    for i in 0..n {
-        let dead = if s_node[i] {
-            good_leaf[i].is_none() && support[i] == 0
-        } else {
-            bad[i]
-        };
-        if dead {
-            alive[i] = false;
-            queue.push(i);
-        }
+    let exit: Vec<bool> = good_leaf.iter().map(Option::is_some).collect();
+    if win {
+        return attractor(s_node, &exit, bad, kids, parents, choice);
     }
-    while let Some(d) = queue.pop() {
-        for &p in &parents[d] {
-            if !alive[p] {
-                continue;
-            }
-            let dead = if s_node[p] {
-                support[p] -= 1;
-                good_leaf[p].is_none() && support[p] == 0
-            } else {
-                true
-            };
-            if dead {
-                alive[p] = false;
-                queue.push(p);
-            }
-        }
-    }
-    for i in 0..n {
-        if alive[i] && s_node[i] && good_leaf[i].is_none() {
+    let opponent: Vec<bool> = s_node.iter().map(|s| !s).collect();
+    let direct: Vec<bool> = (0..s_node.len()).map(|i| !s_node[i] && bad[i]).collect();
+    let mut forced = vec![None; s_node.len()];
+    let lost = attractor(&opponent, &direct, &exit, kids, parents, &mut forced);
+    let alive: Vec<bool> = lost.iter().map(|l| !l).collect();
+    for i in 0..s_node.len() {
+        if alive[i] && s_node[i] && !exit[i] {
             choice[i] = kids[i].iter().copied().find(|&j| alive[j]);
         }
     }

@@ -15,7 +15,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::position::{Color, Position};
-use crate::probe::{ProbeError, Tablebase};
+use crate::probe::{ProbeError, Tablebase, open_table};
 use crate::table::{TableFile, code_outcome, table_path};
 use crate::value::Outcome;
 
@@ -43,15 +43,7 @@ fn decoded(
     if let Some(d) = cache.get(&sig) {
         return Ok(d.clone());
     }
-    let path = table_path(dir, board, sig);
-    if !path.exists() {
-        return Err(ProbeError::Missing {
-            sig,
-            board: board.size_name(),
-            dir: dir.into(),
-        });
-    }
-    let file = TableFile::open(&path, board, sig)?;
+    let file = open_table(dir, board, sig)?;
     let d = Arc::new((Indexer::new(board, sig), file.read_all()?));
     cache.insert(sig, d.clone());
     Ok(d)

@@ -3,22 +3,8 @@
 
 mod common;
 
-use common::naive;
+use common::{Rng, naive};
 use fanotb::{Board, Position};
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// A random position: random stone density, random side; or a random playout from
 /// the start, which gives realistic capture chains.

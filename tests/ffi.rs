@@ -7,8 +7,8 @@ use fanotb::ffi::*;
 use fanotb::index::Signature;
 use fanotb::retro::{Options, generate};
 
-#[test]
-fn c_abi_probe_and_best_move() {
+/// The tsivy tables up to 3 stones in a new directory, and its name for C.
+fn tables3() -> (tempfile::TempDir, CString) {
     let dir = tempfile::tempdir().unwrap();
     generate(
         dir.path(),
@@ -19,6 +19,12 @@ fn c_abi_probe_and_best_move() {
     )
     .unwrap();
     let cdir = CString::new(dir.path().to_str().unwrap()).unwrap();
+    (dir, cdir)
+}
+
+#[test]
+fn c_abi_probe_and_best_move() {
+    let (_dir, cdir) = tables3();
     unsafe {
         let tb = fanotb_open(cdir.as_ptr());
         assert!(!tb.is_null());
@@ -73,17 +79,8 @@ fn c_abi_probe_and_best_move() {
 /// Every probe form of the C ABI on one set of tables, against the Rust API.
 #[test]
 fn c_abi_bitboards_value_only_root_largest_and_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    generate(
-        dir.path(),
-        Board::tsivy(),
-        &Signature::all_up_to(3),
-        &Options::default(),
-        |_| {},
-    )
-    .unwrap();
+    let (dir, cdir) = tables3();
     let tbr = fanotb::probe::Tablebase::open(dir.path()).unwrap();
-    let cdir = CString::new(dir.path().to_str().unwrap()).unwrap();
     unsafe {
         let tb = fanotb_open(cdir.as_ptr());
         assert!(!tb.is_null());

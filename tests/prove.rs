@@ -1,7 +1,10 @@
 //! The proof search against the tables, and the checker against tampering.
 
+mod common;
+
 use std::path::Path;
 
+use common::Rng;
 use fanotb::Wdl;
 use fanotb::certificate::{Certificate, Entry, Part};
 use fanotb::check::{CheckError, check};
@@ -47,20 +50,6 @@ fn build(dir: &Path, board: &'static Board, max: usize, side: usize) {
         .filter(|s| s.us as usize <= side && s.them as usize <= side)
         .collect();
     generate(dir, board, &sigs, &Options::default(), |_| {}).expect("tables build");
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// A random position of `n` stones (each side at least one) whose side to move
