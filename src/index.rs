@@ -94,14 +94,45 @@ pub fn unrank_in(rank: u64, k: usize, excluded: u64, n: usize) -> u64 {
     spread(unrank_set(rank, k, free), !excluded)
 }
 
+/// Whether the CPU has BMI2 (`pext`, `pdep`). The standard library asks the CPU
+/// once and caches the answer (one atomic load); in a build for a CPU with BMI2 it is
+/// a constant and the instructions inline.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_bmi2() -> bool {
+    std::arch::is_x86_feature_detected!("bmi2")
+}
+
+/// `pext`, for CPUs with BMI2.
+///
+/// # Safety
+/// The CPU has BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn pext(set: u64, mask: u64) -> u64 {
+    std::arch::x86_64::_pext_u64(set, mask)
+}
+
+/// `pdep`, for CPUs with BMI2.
+///
+/// # Safety
+/// The CPU has BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn pdep(packed: u64, mask: u64) -> u64 {
+    std::arch::x86_64::_pdep_u64(packed, mask)
+}
+
 /// The bits of `set` at the points of `mask`, packed to the low end in order
-/// (`pext`). One instruction with BMI2, which every x86-64-v3 machine has.
+/// (`pext`): one instruction where the CPU has BMI2 (chosen at run time), bit by bit
+/// elsewhere.
 #[inline]
 fn compact(set: u64, mask: u64) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    // SAFETY: the instruction is enabled at compile time.
-    return unsafe { std::arch::x86_64::_pext_u64(set, mask) };
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    #[cfg(target_arch = "x86_64")]
+    if has_bmi2() {
+        // SAFETY: the CPU has BMI2, checked just above.
+        return unsafe { pext(set, mask) };
+    }
     compact_portable(set, mask)
 }
 
@@ -109,15 +140,16 @@ fn compact(set: u64, mask: u64) -> u64 {
 /// in order (`pdep`).
 #[inline]
 fn spread(packed: u64, mask: u64) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    // SAFETY: the instruction is enabled at compile time.
-    return unsafe { std::arch::x86_64::_pdep_u64(packed, mask) };
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    #[cfg(target_arch = "x86_64")]
+    if has_bmi2() {
+        // SAFETY: the CPU has BMI2, checked just above.
+        return unsafe { pdep(packed, mask) };
+    }
     spread_portable(packed, mask)
 }
 
-/// `compact` bit by bit: the reference the instruction is tested against.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "bmi2"))))]
+/// `compact` bit by bit: for CPUs without BMI2, and the reference the instruction
+/// is tested against.
 fn compact_portable(set: u64, mask: u64) -> u64 {
     bits(mask)
         .enumerate()
@@ -125,8 +157,8 @@ fn compact_portable(set: u64, mask: u64) -> u64 {
         .fold(0, |acc, (i, _)| acc | 1 << i)
 }
 
-/// `spread` bit by bit: the reference the instruction is tested against.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "bmi2"))))]
+/// `spread` bit by bit: for CPUs without BMI2, and the reference the instruction is
+/// tested against.
 fn spread_portable(packed: u64, mask: u64) -> u64 {
     bits(mask)
         .enumerate()
