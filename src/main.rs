@@ -211,11 +211,49 @@ struct TablesArg {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let json = cli.command.json();
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // A program asked for JSON: it gets the error as JSON too, unless the
+            // command's own JSON already said it.
+            if json && !e.is::<Reported>() {
+                print_json(json!({"ok": false, "error": e.to_string()}));
+            }
             eprintln!("error: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// A failure whose `--json` report the command has already printed.
+#[derive(Debug)]
+struct Reported(String);
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Reported {}
+
+impl Command {
+    /// Whether the command was asked for `--json`.
+    fn json(&self) -> bool {
+        match self {
+            Command::Show { json, .. }
+            | Command::Moves { json, .. }
+            | Command::Play { json, .. }
+            | Command::Perft { json, .. }
+            | Command::Generate { json, .. }
+            | Command::Probe { json, .. }
+            | Command::Line { json, .. }
+            | Command::Stats { json, .. }
+            | Command::Verify { json, .. }
+            | Command::Solve { json, .. }
+            | Command::Prove { json, .. }
+            | Command::CheckProof { json, .. } => *json,
         }
     }
 }
@@ -570,10 +608,16 @@ fn run(cmd: Command) -> Result<()> {
                         "entries": r.entries, "mismatches": r.mismatches, "examples": r.examples})
                     })
                     .collect();
-                print_json(json!({"tables": list, "ok": bad == 0}));
+                let error = (bad > 0).then(|| format!("{bad} inconsistent entries"));
+                print_json(json!({"tables": list, "ok": bad == 0, "error": error}));
             }
             if bad > 0 {
-                return Err(format!("{bad} inconsistent entries").into());
+                let msg = format!("{bad} inconsistent entries");
+                return Err(if json {
+                    Box::new(Reported(msg))
+                } else {
+                    msg.into()
+                });
             }
             if !json {
                 outln!("all {} tables verified", reports.len());
@@ -724,16 +768,7 @@ fn run(cmd: Command) -> Result<()> {
             }
         }
         Command::CheckProof { file, tables, json } => {
-            let report = match check_proof(&file, &tables.dir) {
-                Ok(r) => r,
-                Err(e) => {
-                    if json {
-                        print_json(json!({"certificate": file.display().to_string(),
-                            "ok": false, "error": e.to_string()}));
-                    }
-                    return Err(e.into());
-                }
-            };
+            let report = check_proof(&file, &tables.dir)?;
             let parts: Vec<_> = report
                 .parts
                 .iter()

@@ -615,6 +615,8 @@ pub enum ProveError {
     NoStones(&'static str),
     #[error("--max-table-stones {0}: tables start at 2 stones")]
     TooFewStones(usize),
+    #[error("--max-table-stones {k}: more than the {points} points of the board")]
+    TooManyStones { k: usize, points: usize },
     #[error(
         "undecided after {nodes} search nodes and {entries} table positions (a limit){}: raise --max-nodes, --max-entries or --max-table-stones",
         if *.checkpointed { ", saved in the checkpoint: the same command resumes" } else { "" }
@@ -684,6 +686,12 @@ pub fn prove(
         return Err(ProveError::TooFewStones(k));
     }
     let board = pos.board();
+    if k > board.points() {
+        return Err(ProveError::TooManyStones {
+            k,
+            points: board.points(),
+        });
+    }
     let sigs = needed_tables(pos, k);
     let t0 = Instant::now();
     let gen_opts = crate::retro::Options {

@@ -186,3 +186,50 @@ fn solve_a_small_board() {
     let err = fails(&["solve", "3x3", "--position", "start", "--dir", d]);
     assert!(err.contains("not 3x3"), "{err}");
 }
+
+#[test]
+fn prove_and_check_proof() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let v = json(&["prove", "5x3", "--max-table-stones", "4", "--dir", d]);
+    assert_eq!(v["board"], "5x3");
+    assert_eq!(v["position"], "BBBBB/BW1BW/WWWWW w");
+    assert_eq!(v["value"], "win");
+    assert_eq!(v["proofs"][0]["side"], "white");
+    assert_eq!(v["proofs"][0]["claim"], "wins");
+    assert_eq!(v["proofs"][0]["positions"], 35);
+    assert!(v["nodes"].as_u64().unwrap() > 0 && v["peak_rss"].as_u64().unwrap() > 0);
+    let cert = v["certificate"].as_str().unwrap().to_string();
+    assert!(cert.ends_with("proofs/5x3-start.fnproof"), "{cert}");
+    let c = json(&["check-proof", &cert, "--dir", d]);
+    assert_eq!(
+        (c["ok"].clone(), c["value"].clone()),
+        (true.into(), "win".into())
+    );
+    assert_eq!(c["positions"], 35);
+
+    // A flipped byte: a non-zero exit, the error on stderr, and as JSON on stdout.
+    let mut bytes = std::fs::read(&cert).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 1;
+    std::fs::write(&cert, &bytes).unwrap();
+    let err = fails(&["check-proof", &cert, "--dir", d]);
+    assert!(err.contains("checksum mismatch"), "{err}");
+    let out = fanotb()
+        .args(["check-proof", &cert, "--dir", d, "--json"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    assert!(v["error"].as_str().unwrap().contains("checksum mismatch"));
+
+    let err = fails(&["prove", "5x3", "--max-table-stones", "1", "--dir", d]);
+    assert!(err.contains("tables start at 2 stones"), "{err}");
+    let err = fails(&["prove", "5x3", "--max-table-stones", "300", "--dir", d]);
+    assert!(err.contains("more than the 15 points"), "{err}");
+    let err = fails(&["prove", "dimy", "--position", "9/9/9/9/WW7 w", "--dir", d]);
+    assert!(err.contains("not 5x5"), "{err}");
+    let err = fails(&["check-proof", "/nonexistent.fnproof", "--dir", d]);
+    assert!(err.contains("/nonexistent.fnproof"), "{err}");
+}
