@@ -100,7 +100,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Value, depth and every move's value of a position.
+    /// Value, depth and every move's value of a position. With `-`, positions are
+    /// read from stdin, one a line, and each is answered on one line (JSON Lines with
+    /// `--json`): `fanotb probe - < positions.txt`.
     Probe {
         position: String,
         #[command(flatten)]
@@ -442,6 +444,9 @@ fn run(cmd: Command) -> Result<()> {
             tables,
             json,
         } => {
+            if position == "-" {
+                return probe_batch(&tables, json);
+            }
             let (pos, tb, outcome) = open_and_probe(&position, &tables)?;
             let moves = tb.moves(&pos)?;
             let b = pos.board();
@@ -951,6 +956,54 @@ fn solution_json(s: &Solution) -> serde_json::Value {
 }
 
 /// Parses a position, opens the tables and probes it.
+/// `probe -`: one answer a line for each position on stdin, so that a script need not
+/// start a process per position. Fails at the end if any line failed.
+fn probe_batch(tables: &TablesArg, json: bool) -> Result<()> {
+    use std::io::BufRead;
+    let tb = Tablebase::open(&tables.dir)?;
+    let mut failed = 0;
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let answer = Position::parse_arg(text)
+            .map_err(|e| e.to_string())
+            .and_then(|pos| {
+                let outcome = tb.probe(&pos).map_err(|e| e.to_string())?;
+                let moves = tb.best_moves(&pos).map_err(|e| e.to_string())?;
+                let best: Vec<String> = moves.iter().map(|m| m.mv.notation(pos.board())).collect();
+                Ok((pos, outcome, best))
+            });
+        match (answer, json) {
+            (Ok((pos, o, best)), true) => outln!(
+                "{}",
+                json!({"position": pos.to_string(), "value": o.wdl().name(),
+                    "depth": o.depth(), "best": best})
+            ),
+            (Ok((pos, o, best)), false) => outln!("{pos}: {o}, best {}", best.join(" ")),
+            (Err(e), true) => {
+                failed += 1;
+                outln!("{}", json!({"position": text, "error": e}));
+            }
+            (Err(e), false) => {
+                failed += 1;
+                outln!("{text}: error: {e}");
+            }
+        }
+    }
+    if failed > 0 {
+        let msg = format!("{failed} positions could not be probed");
+        return Err(if json {
+            Box::new(Reported(msg))
+        } else {
+            msg.into()
+        });
+    }
+    Ok(())
+}
+
 fn open_and_probe(position: &str, tables: &TablesArg) -> Result<(Position, Tablebase, Outcome)> {
     let pos = Position::parse_arg(position)?;
     let tb = Tablebase::open(&tables.dir)?;

@@ -233,3 +233,44 @@ fn prove_and_check_proof() {
     let err = fails(&["check-proof", "/nonexistent.fnproof", "--dir", d]);
     assert!(err.contains("/nonexistent.fnproof"), "{err}");
 }
+
+#[test]
+fn probe_batch_from_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    json(&["generate", "--max-stones", "3", "--dir", d]);
+    let input = "9/9/3B5/9/WW7 w\n\n9/9/3B5/9/WW7 b\n";
+    let out = fanotb()
+        .args(["probe", "-", "--dir", d])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[0], "9/9/3B5/9/WW7 w: win in 29, best a1-b2");
+    assert!(lines[1].starts_with("9/9/3B5/9/WW7 b: "), "{text}");
+
+    // JSON Lines, a bad line answered in place, and a failing exit at the end.
+    let out = fanotb()
+        .args(["probe", "-", "--dir", d, "--json"])
+        .write_stdin("9/9/3B5/9/WW7 w\n9/9/3X5/9/WW7 w\n9/9/9/9/WW7 w\n")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let rows: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0]["depth"], 29);
+    assert_eq!(rows[0]["best"][0], "a1-b2");
+    assert!(rows[1]["error"].as_str().unwrap().contains('X'));
+    assert!(
+        rows[2]["error"].as_str().unwrap().contains("over"),
+        "{}",
+        rows[2]
+    );
+}
