@@ -193,6 +193,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print a shell completion script: `fanotb completions bash >
+    /// ~/.local/share/bash-completion/completions/fanotb`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
     /// Check a proof certificate from the rules and the tables, independently of the
     /// search that wrote it.
     CheckProof {
@@ -256,6 +262,7 @@ impl Command {
             | Command::Solve { json, .. }
             | Command::Prove { json, .. }
             | Command::CheckProof { json, .. } => *json,
+            Command::Completions { .. } => false,
         }
     }
 }
@@ -771,6 +778,12 @@ fn run(cmd: Command) -> Result<()> {
             } else {
                 out!("{}", summary.text(&pos));
             }
+        }
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "fanotb", &mut out);
+            emit(&String::from_utf8_lossy(&out));
         }
         Command::CheckProof { file, tables, json } => {
             let report = check_proof(&file, &tables.dir)?;

@@ -274,3 +274,16 @@ fn probe_batch_from_stdin() {
         rows[2]
     );
 }
+
+#[test]
+fn shell_completions() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = fanotb().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8(out.stdout).unwrap();
+        for sub in ["generate", "probe", "prove", "check-proof"] {
+            assert!(script.contains(sub), "{shell} completes {sub}");
+        }
+    }
+    fails(&["completions", "tcsh"]);
+}
