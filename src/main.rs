@@ -246,6 +246,16 @@ impl std::fmt::Display for Reported {
 
 impl std::error::Error for Reported {}
 
+/// The error of a command that failed after printing its own report: with `--json`
+/// that report already holds the error.
+fn failure(msg: String, json: bool) -> Box<dyn std::error::Error> {
+    if json {
+        Box::new(Reported(msg))
+    } else {
+        msg.into()
+    }
+}
+
 impl Command {
     /// Whether the command was asked for `--json`.
     fn json(&self) -> bool {
@@ -624,12 +634,7 @@ fn run(cmd: Command) -> Result<()> {
                 print_json(json!({"tables": list, "ok": bad == 0, "error": error}));
             }
             if bad > 0 {
-                let msg = format!("{bad} inconsistent entries");
-                return Err(if json {
-                    Box::new(Reported(msg))
-                } else {
-                    msg.into()
-                });
+                return Err(failure(format!("{bad} inconsistent entries"), json));
             }
             if !json {
                 outln!("all {} tables verified", reports.len());
@@ -1007,12 +1012,10 @@ fn probe_batch(tables: &TablesArg, json: bool) -> Result<()> {
         }
     }
     if failed > 0 {
-        let msg = format!("{failed} positions could not be probed");
-        return Err(if json {
-            Box::new(Reported(msg))
-        } else {
-            msg.into()
-        });
+        return Err(failure(
+            format!("{failed} positions could not be probed"),
+            json,
+        ));
     }
     Ok(())
 }
