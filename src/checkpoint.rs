@@ -6,7 +6,6 @@
 //! pn u32, dn u32); then the xxh3-64 of every byte before it. Little-endian. Written
 //! to a temporary name, fsynced and renamed.
 
-use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -74,12 +73,9 @@ pub fn save<'a>(
         path: path.into(),
         source,
     };
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let result = (|| -> std::io::Result<()> {
+    crate::certificate::replace_file(path, |file| {
         let mut out = Hashing {
-            inner: BufWriter::new(File::create(&tmp)?),
+            inner: BufWriter::new(file),
             hash: Xxh3::new(),
         };
         out.write_all(&MAGIC)?;
@@ -97,16 +93,10 @@ pub fn save<'a>(
         assert_eq!(written, count, "the entry count is the table's length");
         z.finish()?;
         let sum = out.hash.digest();
-        let mut inner = out.inner;
-        inner.write_all(&sum.to_le_bytes())?;
-        let f = inner.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io(e)
+        out.inner.write_all(&sum.to_le_bytes())?;
+        out.inner.flush()
     })
+    .map_err(io)
 }
 
 /// Loads the checkpoint at `path` if there is one; it must belong to `id`.
