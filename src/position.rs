@@ -184,6 +184,17 @@ impl Position {
         }
     }
 
+    /// The side with no stones, if one has none: the game is over.
+    pub fn side_without_stones(&self) -> Option<Color> {
+        if self.us() == 0 {
+            Some(self.turn)
+        } else if self.them() == 0 {
+            Some(self.turn.other())
+        } else {
+            None
+        }
+    }
+
     /// Parses position text, or `start` (tsivy start) or `start:WxH`.
     pub fn parse_arg(s: &str) -> Result<Position, PositionError> {
         match s.trim() {

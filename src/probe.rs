@@ -162,13 +162,10 @@ impl Tablebase {
     }
 
     fn locate(&self, pos: &Position) -> Result<(&Loaded, u64), ProbeError> {
+        if let Some(side) = pos.side_without_stones() {
+            return Err(ProbeError::GameOver(side.name()));
+        }
         let (us, them) = (pos.us(), pos.them());
-        if us == 0 {
-            return Err(ProbeError::GameOver(pos.turn().name()));
-        }
-        if them == 0 {
-            return Err(ProbeError::GameOver(pos.turn().other().name()));
-        }
         let t = self.table(pos.board(), Signature::of(us, them))?;
         let i = t.idx.index(us, them);
         Ok((t, i))

@@ -673,12 +673,7 @@ pub fn prove(
     progress: &(dyn Fn(&SearchProgress) + Sync),
 ) -> Result<Proved, ProveError> {
     use crate::certificate::{Certificate, Entry, Part};
-    if pos.us() == 0 || pos.them() == 0 {
-        let side = if pos.us() == 0 {
-            pos.turn()
-        } else {
-            pos.turn().other()
-        };
+    if let Some(side) = pos.side_without_stones() {
         return Err(ProveError::NoStones(side.name()));
     }
     let k = opts.max_table_stones;

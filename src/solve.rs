@@ -71,12 +71,7 @@ pub fn solve(
     report: impl FnMut(&TableReport),
 ) -> Result<Solution, SolveError> {
     let board = pos.board();
-    if pos.us() == 0 || pos.them() == 0 {
-        let side = if pos.us() == 0 {
-            pos.turn()
-        } else {
-            pos.turn().other()
-        };
+    if let Some(side) = pos.side_without_stones() {
         return Err(SolveError::NoStones(side.name()));
     }
     let signature = Signature::of(pos.us(), pos.them());
