@@ -1,9 +1,10 @@
 //! Warm random probes: value only, and value with depth.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use fanotb::index::{Indexer, Signature};
-use fanotb::probe::Tablebase;
-use fanotb::retro::{Options, generate};
+use fanotb::Signature;
+use fanotb::internals::Indexer;
+use fanotb::Tablebase;
+use fanotb::{Options, generate};
 use fanotb::{Board, Color, Position};
 use std::hint::black_box;
 

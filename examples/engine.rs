@@ -3,7 +3,7 @@
 //! else a draw, else the slowest loss).
 //!   cargo run --release --example engine -- DIR POSITION [MAX_PLIES]
 
-use fanotb::probe::Tablebase;
+use fanotb::Tablebase;
 use fanotb::{Outcome, Position};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

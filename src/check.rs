@@ -81,7 +81,7 @@ fn required(root: &Position, value: Wdl) -> Vec<(u8, u8)> {
 }
 
 /// Checks the certificate at `path` against the tables in `dir`.
-pub fn check(path: &Path, dir: &Path) -> Result<CheckReport, CheckError> {
+pub fn check_proof(path: &Path, dir: &Path) -> Result<CheckReport, CheckError> {
     let start = Instant::now();
     let cert = Certificate::read(path)?;
     let board = cert.root.board();

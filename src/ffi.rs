@@ -14,6 +14,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::board::Board;
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, Tablebase};
+use crate::table::TableError;
 use crate::value::{Outcome, Wdl};
 
 /// Success.
@@ -67,7 +68,7 @@ fn guard(body: impl FnOnce() -> c_int) -> c_int {
 
 fn probe_error(e: ProbeError) -> c_int {
     let code = match e {
-        ProbeError::Missing { .. } => FANOTB_EMISSING,
+        ProbeError::Table(TableError::Missing { .. }) => FANOTB_EMISSING,
         ProbeError::GameOver(_) => FANOTB_EOVER,
         ProbeError::Table(_) | ProbeError::NotADirectory(_) => FANOTB_EDAMAGED,
     };

@@ -1,23 +1,55 @@
 #![doc = include_str!("../README.md")]
-#![warn(clippy::undocumented_unsafe_blocks)]
+#![warn(
+    missing_docs,
+    missing_debug_implementations,
+    clippy::undocumented_unsafe_blocks
+)]
 
-pub mod board;
-pub mod certificate;
-pub mod check;
-pub mod checkpoint;
-pub mod movegen;
-pub mod position;
+// The modules are private: the public API is the re-export block below, so that
+// internal reshaping never breaks an engine that links fanotb.
+mod board;
+mod certificate;
+mod check;
+mod checkpoint;
+mod index;
+mod movegen;
+mod position;
+mod probe;
+mod proof;
+mod retro;
+mod solve;
+mod table;
+mod value;
+mod verify;
+
+pub mod ffi;
 
 pub use board::{Board, BoardError};
-pub use movegen::{Capture, Move, MoveError, Step, perft, perft_divide};
+pub use certificate::{Certificate, CertificateError, Entry, Part};
+pub use check::{CheckError, CheckReport, check_proof};
+pub use checkpoint::CheckpointError;
+pub use index::{Signature, SignatureError};
+pub use movegen::{Capture, DivideLine, Move, MoveError, Step, perft, perft_divide};
 pub use position::{Color, Position, PositionError};
+pub use probe::{MoveOutcome, ProbeError, TableInfo, Tablebase, best_count};
+pub use proof::{
+    CheckpointPlan, Claim, Limits, ProveError, ProveOptions, Proved, SearchOutcome,
+    SearchProgress, prove,
+};
+pub use retro::{GenerateError, Observer, Options, TableReport, generate, peak_rss};
+pub use solve::{SMALL_BOARDS, SearchResult, Solution, SolveError, published, solve};
+pub use table::{Stats, TableError};
 pub use value::{Outcome, Wdl};
-pub mod ffi;
-pub mod index;
-pub mod probe;
-pub mod proof;
-pub mod retro;
-pub mod solve;
-pub mod table;
-pub mod value;
-pub mod verify;
+pub use verify::{VerifyReport, verify};
+
+/// Internals for fanotb's own tests and benches: the indexing scheme, the file
+/// writer, the in-memory value tables. Not part of the API; may change at any time.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::board::bits;
+    pub use crate::index::{Indexer, binom, rank_in, rank_set, unrank_in, unrank_set};
+    pub use crate::probe::ValueTables;
+    pub use crate::proof::needed_tables;
+    pub use crate::retro::build_plan;
+    pub use crate::table::{TableFile, set_entry, table_path};
+}

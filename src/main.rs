@@ -7,13 +7,14 @@ use clap::{Parser, Subcommand};
 use serde_json::json;
 
 use fanotb::check::check as check_proof;
-use fanotb::index::{Indexer, Signature};
+use fanotb::Signature;
+use fanotb::internals::Indexer;
 use fanotb::probe::{MoveOutcome, Tablebase, best_count};
 use fanotb::proof::{CheckpointPlan, Claim, Limits, ProveOptions, Proved, SearchProgress, prove};
 use fanotb::retro::{Observer, Options, TableReport, generate, peak_rss};
 use fanotb::solve::{SMALL_BOARDS, Solution, published, solve};
 use fanotb::table::TableFile;
-use fanotb::verify::verify_all;
+use fanotb::verify::verify;
 use fanotb::{Board, Color, Outcome, Position, Wdl, perft, perft_divide};
 
 /// Writes to stdout; a closed pipe (`fanotb ... | head`) ends the program quietly
@@ -602,7 +603,7 @@ fn run(cmd: Command) -> Result<()> {
             json,
         } => {
             let tb = Tablebase::open(&tables.dir)?;
-            let reports = verify_all(&tb, &signature, sample, |r| {
+            let reports = verify(&tb, &signature, sample, |r| {
                 if !json {
                     outln!(
                         "{} {}: {} entries {}, checksums ok, {} inconsistent",

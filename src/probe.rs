@@ -11,55 +11,29 @@ use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::movegen::Move;
 use crate::position::Position;
-use crate::table::{TableError, TableFile, packed_wdl, table_path};
+use crate::position::Color;
+use crate::table::{Stats, Table, TableError, packed_wdl};
 use crate::value::{Outcome, Wdl};
 
+/// Why a probe has no answer.
 #[derive(Debug, Error)]
 pub enum ProbeError {
-    #[error(
-        "no table {sig} for the {board} board in {dir}: build it with `fanotb generate --board {board} --signature {sig} --dir {dir}`"
-    )]
-    Missing {
-        sig: Signature,
-        board: String,
-        dir: PathBuf,
-    },
+    /// The position is over: the named side has no stones.
     #[error("not a game position: {0} has no stones, the game is already over")]
     GameOver(&'static str),
+    /// A table the probe needs is missing, damaged or unreadable.
     #[error(transparent)]
     Table(#[from] TableError),
-    #[error("{0} is not a directory")]
+    /// The table directory is not a directory.
+    #[error("{} is not a directory", .0.display())]
     NotADirectory(PathBuf),
-}
-
-struct Loaded {
-    idx: Indexer,
-    file: TableFile,
-}
-
-/// Opens the table `sig` of `board` in `dir`; a missing file is `Missing`, which
-/// says how to build it.
-pub(crate) fn open_table(
-    dir: &Path,
-    board: &'static Board,
-    sig: Signature,
-) -> Result<TableFile, ProbeError> {
-    let path = table_path(dir, board, sig);
-    if !path.exists() {
-        return Err(ProbeError::Missing {
-            sig,
-            board: board.size_name(),
-            dir: dir.to_path_buf(),
-        });
-    }
-    Ok(TableFile::open(&path, board, sig)?)
 }
 
 /// Table slots per board: one per signature NvM, N and M below 64.
 const SLOTS: usize = 64 * 64;
 
 /// One board's tables, by signature, each opened once.
-type BoardSlots = Box<[OnceLock<Box<Loaded>>]>;
+type BoardSlots = Box<[OnceLock<Box<Table>>]>;
 
 /// A directory of tables. Files open lazily on first use; safe to share across
 /// threads, and a probe of an open table takes no lock: each board has a row of
@@ -68,6 +42,23 @@ pub struct Tablebase {
     dir: PathBuf,
     /// Per board size ((W - 3) / 2 * 4 + (H - 3) / 2), the slots of its tables.
     boards: [OnceLock<BoardSlots>; 16],
+}
+
+/// A table of a `Tablebase`'s directory.
+#[derive(Clone, Debug)]
+pub struct TableInfo {
+    /// Its board.
+    pub board: &'static Board,
+    /// Its material.
+    pub signature: Signature,
+    /// Its file.
+    pub path: PathBuf,
+    /// The counts its header holds.
+    pub stats: Stats,
+    /// Its file's size in bytes.
+    pub bytes: u64,
+    /// A position of the longest win, White to move, when the table holds a win.
+    pub longest_win: Option<Position>,
 }
 
 /// A move with the outcome it leads to, from the mover's point of view.
@@ -94,23 +85,47 @@ impl Tablebase {
         &self.dir
     }
 
-    fn table(&self, board: &'static Board, sig: Signature) -> Result<&Loaded, ProbeError> {
+    fn table(&self, board: &'static Board, sig: Signature) -> Result<&Table, ProbeError> {
         let row = self.boards[(board.width() - 3) / 2 * 4 + (board.height() - 3) / 2]
             .get_or_init(|| (0..SLOTS).map(|_| OnceLock::new()).collect());
         let slot = &row[sig.us as usize % 64 * 64 + sig.them as usize % 64];
         if let Some(t) = slot.get() {
             return Ok(t);
         }
-        let loaded = Box::new(Loaded {
-            file: open_table(&self.dir, board, sig)?,
-            idx: Indexer::new(board, sig),
-        });
+        let loaded = Box::new(Table::open(&self.dir, board, sig)?);
         // Two threads may both open the file; the first to set the slot wins.
         Ok(slot.get_or_init(|| loaded))
     }
 
+    /// Every table in the directory with the figures its header holds, sorted by
+    /// board, then stones, then signature.
+    ///
+    /// # Errors
+    /// The directory cannot be read, or a table file cannot be opened.
+    pub fn tables(&self) -> Result<Vec<TableInfo>, ProbeError> {
+        self.list()?
+            .into_iter()
+            .map(|(board, sig, path)| {
+                let Table { idx, file } = Table::open(&self.dir, board, sig)?;
+                let stats = file.header().stats;
+                let longest_win = (stats.wins > 0).then(|| {
+                    let (us, them) = idx.unrank(stats.longest_win);
+                    Position::from_sides(board, us, them, Color::White)
+                });
+                Ok(TableInfo {
+                    board,
+                    signature: sig,
+                    path,
+                    stats,
+                    bytes: file.file_size(),
+                    longest_win,
+                })
+            })
+            .collect()
+    }
+
     /// Every table file in the directory, as (board, signature, path), sorted.
-    pub fn list(&self) -> Result<Vec<(&'static Board, Signature, PathBuf)>, ProbeError> {
+    pub(crate) fn list(&self) -> Result<Vec<(&'static Board, Signature, PathBuf)>, ProbeError> {
         let io = |e: std::io::Error| TableError::Io {
             path: self.dir.clone(),
             source: e,
@@ -161,7 +176,7 @@ impl Tablebase {
             .unwrap_or(0))
     }
 
-    fn locate(&self, pos: &Position) -> Result<(&Loaded, u64), ProbeError> {
+    fn locate(&self, pos: &Position) -> Result<(&Table, u64), ProbeError> {
         if let Some(side) = pos.side_without_stones() {
             return Err(ProbeError::GameOver(side.name()));
         }
@@ -265,19 +280,8 @@ impl ValueTables {
         let mut tables = HashMap::new();
         let mut checksums = Vec::new();
         for &sig in sigs {
-            let file = open_table(dir, board, sig)?;
+            let Table { idx, file } = Table::open(dir, board, sig)?;
             file.verify_checksums()?;
-            let idx = Indexer::new(board, sig);
-            if file.header().entries != idx.size() {
-                return Err(ProbeError::Table(TableError::Corrupt {
-                    path: file.path().to_path_buf(),
-                    what: format!(
-                        "{} entries, the index has {}",
-                        file.header().entries,
-                        idx.size()
-                    ),
-                }));
-            }
             checksums.push((sig, file.file_checksum()));
             tables.insert(sig, (idx, file.read_values()?));
         }

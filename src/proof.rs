@@ -604,7 +604,7 @@ pub fn search(
 #[derive(Debug, thiserror::Error)]
 pub enum ProveError {
     #[error(transparent)]
-    Retro(#[from] crate::retro::RetroError),
+    Generate(#[from] crate::retro::GenerateError),
     #[error(transparent)]
     Probe(#[from] crate::probe::ProbeError),
     #[error(transparent)]
@@ -613,13 +613,13 @@ pub enum ProveError {
     Checkpoint(#[from] crate::checkpoint::CheckpointError),
     #[error("the position is over: {0} has no stones")]
     NoStones(&'static str),
-    #[error("--max-table-stones {0}: tables start at 2 stones")]
+    #[error("table leaves of at most {0} stones: tables start at 2 stones")]
     TooFewStones(usize),
-    #[error("--max-table-stones {k}: more than the {points} points of the board")]
+    #[error("table leaves of at most {k} stones: more than the {points} points of the board")]
     TooManyStones { k: usize, points: usize },
     #[error(
-        "undecided after {nodes} search nodes and {entries} table positions (a limit){}: raise --max-nodes, --max-entries or --max-table-stones",
-        if *.checkpointed { ", saved in the checkpoint: the same command resumes" } else { "" }
+        "undecided after {nodes} search nodes and {entries} table positions (a limit){}",
+        if *.checkpointed { ", saved in the checkpoint" } else { "" }
     )]
     Undecided {
         nodes: u64,

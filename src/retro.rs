@@ -25,7 +25,9 @@ use thiserror::Error;
 use crate::board::Board;
 use crate::index::{Indexer, Signature, binom};
 use crate::movegen::{capture_results, capturers, for_each_paika, has_capture};
-use crate::table::{Stats, TableError, TableFile, code_depth, code_wdl, table_path, write_table};
+use crate::table::{
+    Decoded, Stats, Table, TableError, TableFile, code_depth, code_wdl, table_path, write_table,
+};
 use crate::value::Wdl;
 
 /// Undecided entry: this bit plus the number of successors not yet known to be wins.
@@ -39,7 +41,7 @@ const MAX_PLACEMENTS: u64 = 1_000_000_000_000;
 const CHUNK: usize = 1 << 14;
 
 #[derive(Debug, Error)]
-pub enum RetroError {
+pub enum GenerateError {
     #[error(transparent)]
     Table(#[from] TableError),
     #[error(
@@ -61,8 +63,11 @@ pub enum RetroError {
     },
     #[error("depth overflow in {0}: a depth above 32765 plies")]
     DepthOverflow(Signature),
-    #[error("cannot start {0} worker threads: {1}")]
-    Threads(usize, String),
+    #[error("cannot start {threads} worker threads")]
+    Threads {
+        threads: usize,
+        source: rayon::ThreadPoolBuildError,
+    },
 }
 
 /// What a long build reports as it goes. The library draws nothing: the command line
@@ -114,12 +119,6 @@ pub struct TableReport {
     /// The most memory the process may hold while building the pair: what it held
     /// before plus the pair's working memory (see `memory_bound`); 0 when skipped.
     pub memory_bound: u64,
-}
-
-/// A decoded smaller table used to value captures.
-struct Dep {
-    idx: Indexer,
-    codes: Vec<u16>,
 }
 
 /// Signatures a signature's captures lead to (with the opponent to move), excluding
@@ -179,10 +178,10 @@ pub fn generate(
     targets: &[Signature],
     opts: &Options,
     mut report: impl FnMut(&TableReport),
-) -> Result<Vec<TableReport>, RetroError> {
+) -> Result<Vec<TableReport>, GenerateError> {
     for &sig in targets {
         if sig.stones() > board.points() {
-            return Err(RetroError::TooMany {
+            return Err(GenerateError::TooMany {
                 sig,
                 stones: sig.stones(),
                 points: board.points(),
@@ -196,7 +195,7 @@ pub fn generate(
         if binom(board.points(), sig.us as usize) > u32::MAX as u64
             || sig.placements(board) > MAX_PLACEMENTS
         {
-            return Err(RetroError::TooLarge {
+            return Err(GenerateError::TooLarge {
                 sig,
                 placements: sig.placements(board),
                 board: board.size_name(),
@@ -209,7 +208,10 @@ pub fn generate(
     }
     let pool = builder
         .build()
-        .map_err(|e| RetroError::Threads(opts.threads.unwrap_or(0), e.to_string()))?;
+        .map_err(|source| GenerateError::Threads {
+            threads: opts.threads.unwrap_or(0),
+            source,
+        })?;
     let mut out = Vec::new();
     for key in plan {
         let reports = pool.install(|| build_pair(dir, board, key, opts))?;
@@ -231,8 +233,8 @@ fn members(key: Signature) -> Vec<Signature> {
 }
 
 /// A complete, valid table already on disk (checksums verified).
-fn existing(dir: &Path, board: &Board, sig: Signature) -> Option<TableFile> {
-    let t = TableFile::open(&table_path(dir, board, sig), board, sig).ok()?;
+fn existing(dir: &Path, board: &'static Board, sig: Signature) -> Option<TableFile> {
+    let t = Table::open(dir, board, sig).ok()?.file;
     t.verify_checksums().ok()?;
     Some(t)
 }
@@ -242,7 +244,7 @@ fn build_pair(
     board: &'static Board,
     key: Signature,
     opts: &Options,
-) -> Result<Vec<TableReport>, RetroError> {
+) -> Result<Vec<TableReport>, GenerateError> {
     let sigs = members(key);
     let done: Vec<Option<TableFile>> = sigs.iter().map(|&s| existing(dir, board, s)).collect();
     if done.iter().all(Option::is_some) {
@@ -334,21 +336,14 @@ fn load_deps(
     dir: &Path,
     board: &'static Board,
     sigs: &[Signature],
-) -> Result<HashMap<Signature, Dep>, RetroError> {
+) -> Result<HashMap<Signature, Decoded>, GenerateError> {
     let mut deps = HashMap::new();
     for &s in sigs {
         for d in capture_deps(s) {
             if deps.contains_key(&d) {
                 continue;
             }
-            let file = TableFile::open(&table_path(dir, board, d), board, d)?;
-            deps.insert(
-                d,
-                Dep {
-                    idx: Indexer::new(board, d),
-                    codes: file.read_all()?,
-                },
-            );
+            deps.insert(d, Table::open(dir, board, d)?.decode()?);
         }
     }
     Ok(deps)
@@ -385,7 +380,7 @@ impl<'d> CaptureBatch<'d> {
         board: &Board,
         (us, them): (u64, u64),
         cell: usize,
-        deps: &[Option<&'d Dep>],
+        deps: &[Option<&'d Decoded>],
     ) -> Option<u16> {
         capture_results(board, us, them, &mut self.results);
         if self.results.iter().any(|&(_, t)| t == 0) {
@@ -462,7 +457,7 @@ fn solve_pair(
     board: &'static Board,
     key: Signature,
     opts: &Options,
-) -> Result<(Vec<Solved>, u64), RetroError> {
+) -> Result<(Vec<Solved>, u64), GenerateError> {
     let sigs = members(key);
     let deps = load_deps(dir, board, &sigs)?;
     let sides: Vec<Indexer> = sigs.iter().map(|&s| Indexer::new(board, s)).collect();
@@ -491,7 +486,7 @@ fn solve_pair(
         bar.message("captures/counters".into());
         let next = &sides[other(t)];
         let sig = side.signature();
-        let side_deps: Vec<Option<&Dep>> = (0..=sig.them)
+        let side_deps: Vec<Option<&Decoded>> = (0..=sig.them)
             .map(|left| deps.get(&Signature::new(left, sig.us)))
             .collect();
         states[t].par_chunks(CHUNK).enumerate().for_each_init(
@@ -557,7 +552,7 @@ fn solve_pair(
     loop {
         let code = level + 1;
         if code >= REDUNDANT - 1 {
-            return Err(RetroError::DepthOverflow(key));
+            return Err(GenerateError::DepthOverflow(key));
         }
         bar.message(format!("depth {level}"));
         let any = AtomicBool::new(false);
@@ -636,7 +631,7 @@ fn solve_pair(
 /// (2 bytes per entry) and every indexer; while writing, the pair's codes and one
 /// table's compressed blocks (never larger than 2.25 bytes per entry, the raw size);
 /// plus 64 MiB for thread stacks, compression contexts and allocator slack.
-fn memory_bound<'a>(sides: &[Indexer], deps: impl Iterator<Item = &'a Dep>) -> u64 {
+fn memory_bound<'a>(sides: &[Indexer], deps: impl Iterator<Item = &'a Decoded>) -> u64 {
     let entries: u64 = sides.iter().map(Indexer::size).sum();
     let largest = sides.iter().map(Indexer::size).max().unwrap_or(0);
     let marks = sides

@@ -11,13 +11,13 @@ use crate::board::Board;
 use crate::index::Signature;
 use crate::position::Position;
 use crate::probe::{MoveOutcome, ProbeError, Tablebase};
-use crate::retro::{Options, RetroError, TableReport, generate, peak_rss};
+use crate::retro::{Options, GenerateError, TableReport, generate, peak_rss};
 use crate::value::Outcome;
 
 #[derive(Debug, Error)]
 pub enum SolveError {
     #[error(transparent)]
-    Retro(#[from] RetroError),
+    Generate(#[from] GenerateError),
     #[error(transparent)]
     Probe(#[from] ProbeError),
     #[error("the position is over: {0} has no stones")]

@@ -18,17 +18,17 @@ use thiserror::Error;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::board::Board;
-use crate::index::Signature;
+use crate::index::{Indexer, Signature};
 use crate::value::{Outcome, Wdl};
 
-pub const MAGIC: [u8; 8] = *b"FANOTB\r\n";
-pub const END_MAGIC: [u8; 8] = *b"FNTBEND\n";
-pub const VERSION: u32 = 1;
+pub(crate) const MAGIC: [u8; 8] = *b"FANOTB\r\n";
+pub(crate) const END_MAGIC: [u8; 8] = *b"FNTBEND\n";
+pub(crate) const VERSION: u32 = 1;
 /// Index scheme 1: see `index`.
-pub const INDEX_SCHEME: u32 = 1;
-pub const HEADER_LEN: usize = 128;
+pub(crate) const INDEX_SCHEME: u32 = 1;
+pub(crate) const HEADER_LEN: usize = 128;
 /// Entries per block: a value block is 8 KiB raw, a depth block 64 KiB.
-pub const BLOCK_ENTRIES: u32 = 32768;
+pub(crate) const BLOCK_ENTRIES: u32 = 32768;
 const ZSTD_LEVEL: i32 = 9;
 const CACHE_BLOCKS: usize = 256;
 
@@ -51,6 +51,14 @@ pub(crate) fn code_outcome(code: u16) -> Outcome {
     }
 }
 
+/// The in-memory code of an outcome (depths beyond a code's range saturate).
+pub(crate) fn outcome_code(o: Outcome) -> u16 {
+    match o {
+        Outcome::Draw => 0,
+        Outcome::Win(d) | Outcome::Loss(d) => d.min(u16::MAX as u32 - 2) as u16 + 1,
+    }
+}
+
 /// The value of an in-memory code.
 #[inline]
 pub(crate) fn code_wdl(code: u16) -> Wdl {
@@ -69,8 +77,20 @@ pub(crate) fn code_depth(code: u16) -> Option<u32> {
     (code != 0).then(|| code as u32 - 1)
 }
 
+/// Why a table file cannot be used.
 #[derive(Debug, Error)]
 pub enum TableError {
+    /// The directory has no file for the table.
+    #[error("no table {sig} for the {} board in {}", board.size_name(), dir.display())]
+    Missing {
+        /// The board of the table.
+        board: &'static Board,
+        /// Its signature.
+        sig: Signature,
+        /// The directory searched.
+        dir: PathBuf,
+    },
+    /// The file cannot be read.
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -191,6 +211,81 @@ pub fn table_path(dir: &Path, board: &Board, sig: Signature) -> PathBuf {
     dir.join(board.size_name()).join(format!("{sig}.fntb"))
 }
 
+/// A table file with the indexer of its signature: how the probe, the verifier and
+/// the generator all open a table.
+pub(crate) struct Table {
+    pub(crate) idx: Indexer,
+    pub(crate) file: TableFile,
+}
+
+impl Table {
+    /// Opens the table `sig` of `board` in `dir`; a file that is not there is
+    /// `TableError::Missing`.
+    pub(crate) fn open(dir: &Path, board: &'static Board, sig: Signature) -> Result<Table, TableError> {
+        let file = match TableFile::open(&table_path(dir, board, sig), board, sig) {
+            Err(TableError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Err(TableError::Missing {
+                    board,
+                    sig,
+                    dir: dir.to_path_buf(),
+                });
+            }
+            r => r?,
+        };
+        let idx = Indexer::new(board, sig);
+        if file.header().entries != idx.size() {
+            return Err(file.corrupt(format!(
+                "{} entries, the index has {}",
+                file.header().entries,
+                idx.size()
+            )));
+        }
+        Ok(Table { idx, file })
+    }
+
+    /// The whole table decoded into memory, for readers that visit every entry.
+    pub(crate) fn decode(self) -> Result<Decoded, TableError> {
+        Ok(Decoded {
+            codes: self.file.read_all()?,
+            idx: self.idx,
+        })
+    }
+}
+
+/// A table decoded whole: one storage code per entry.
+pub(crate) struct Decoded {
+    pub(crate) idx: Indexer,
+    pub(crate) codes: Vec<u16>,
+}
+
+impl Decoded {
+    /// The outcome of the position `(us, them)`, `us` to move.
+    pub(crate) fn outcome(&self, us: u64, them: u64) -> Outcome {
+        code_outcome(self.codes[self.idx.index(us, them) as usize])
+    }
+}
+
+/// Rewrites one entry of a table file in place of the file, keeping its header:
+/// how the tests make a well-formed table that holds a wrong value.
+pub fn set_entry(
+    path: &Path,
+    board: &'static Board,
+    sig: Signature,
+    index: u64,
+    outcome: Outcome,
+) -> Result<u64, TableError> {
+    let file = TableFile::open(path, board, sig)?;
+    let mut codes = file.read_all()?;
+    let stats = file.header().stats;
+    drop(file);
+    let cell = codes.get_mut(index as usize).ok_or_else(|| TableError::Corrupt {
+        path: path.into(),
+        what: format!("no entry {index}"),
+    })?;
+    *cell = outcome_code(outcome);
+    write_table(path, board, sig, &codes, stats)
+}
+
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TableError + '_ {
     move |source| TableError::Io {
         path: path.into(),
@@ -210,7 +305,7 @@ fn pack_wdl(codes: &[u16]) -> Vec<u8> {
 }
 
 /// The value of entry `i` of a packed value block (`None` for the invalid code 3).
-pub fn packed_wdl(block: &[u8], i: usize) -> Option<Wdl> {
+pub(crate) fn packed_wdl(block: &[u8], i: usize) -> Option<Wdl> {
     match block[i / 4] >> (2 * (i % 4)) & 3 {
         0 => Some(Wdl::Draw),
         1 => Some(Wdl::Win),
@@ -228,7 +323,7 @@ fn depth_bytes(codes: &[u16]) -> Vec<u8> {
 
 /// Writes a complete table atomically: a temporary file, fsync, then rename, so a
 /// file with the final name is always complete. Returns the file size.
-pub fn write_table(
+pub(crate) fn write_table(
     path: &Path,
     board: &Board,
     sig: Signature,
@@ -580,7 +675,7 @@ impl TableFile {
     }
 
     /// Every entry's code, decoded block by block in parallel.
-    pub fn read_all(&self) -> Result<Vec<u16>, TableError> {
+    pub(crate) fn read_all(&self) -> Result<Vec<u16>, TableError> {
         // Decoded in place, block by block: no second copy of the table.
         let mut codes = vec![0u16; self.header.entries as usize];
         codes

@@ -4,10 +4,11 @@
 //! generator's propagation.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
@@ -15,8 +16,8 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::position::{Color, Position};
-use crate::probe::{ProbeError, Tablebase, open_table};
-use crate::table::{TableFile, code_outcome, table_path};
+use crate::probe::{ProbeError, Tablebase};
+use crate::table::{Decoded, Table, table_path};
 use crate::value::Outcome;
 
 /// The result of verifying one table.
@@ -32,39 +33,22 @@ pub struct VerifyReport {
     pub examples: Vec<String>,
 }
 
-type Decoded = Arc<(Indexer, Vec<u16>)>;
-
-fn decoded(
-    cache: &mut HashMap<Signature, Decoded>,
-    dir: &Path,
-    board: &'static Board,
-    sig: Signature,
-) -> Result<Decoded, ProbeError> {
-    if let Some(d) = cache.get(&sig) {
-        return Ok(d.clone());
-    }
-    let file = open_table(dir, board, sig)?;
-    let d = Arc::new((Indexer::new(board, sig), file.read_all()?));
-    cache.insert(sig, d.clone());
-    Ok(d)
-}
 
 /// Verifies the tables in `tb`'s directory (those of `only`'s signatures, or all when
 /// it is empty): checksums first, then consistency of every entry, or of `sample`
 /// entries per table through the probe API (`verify_sample`).
-pub fn verify_all(
+pub fn verify(
     tb: &Tablebase,
     only: &[Signature],
     sample: Option<u64>,
     mut each: impl FnMut(&VerifyReport),
 ) -> Result<Vec<VerifyReport>, ProbeError> {
     let mut out = Vec::new();
-    for (board, sig, path) in tb.list()? {
+    for (board, sig, _) in tb.list()? {
         if !only.is_empty() && !only.contains(&sig) {
             continue;
         }
-        let file = TableFile::open(&path, board, sig)?;
-        file.verify_checksums()?;
+        Table::open(tb.dir(), board, sig)?.file.verify_checksums()?;
         let r = match sample {
             Some(n) => verify_sample(tb, board, sig, n)?,
             None => verify_table(tb.dir(), board, sig)?,
@@ -80,7 +64,7 @@ pub fn verify_all(
 /// `Tablebase` (memory-mapped files, block by block). It decodes no table, so it
 /// serves the 8-stone tables that `verify_table` would have to decode whole with all
 /// their successors (about 13 GB for 3v5).
-pub fn verify_sample(
+fn verify_sample(
     tb: &Tablebase,
     board: &'static Board,
     sig: Signature,
@@ -132,24 +116,24 @@ fn describe_mismatch(
 }
 
 /// Re-derives every entry of one table from its successors.
-pub fn verify_table(
+fn verify_table(
     dir: &Path,
     board: &'static Board,
     sig: Signature,
 ) -> Result<VerifyReport, ProbeError> {
-    let mut cache = HashMap::new();
-    let own = decoded(&mut cache, dir, board, sig)?;
-    // Successor signatures: paikas keep the material, captures reduce the opponent.
-    let mut succ = HashMap::new();
-    succ.insert(
-        sig.flipped(),
-        decoded(&mut cache, dir, board, sig.flipped())?,
-    );
-    for left in 1..sig.them {
-        let s = Signature::new(left, sig.us);
-        succ.insert(s, decoded(&mut cache, dir, board, s)?);
+    // The table and its successors' tables: paikas keep the material (the opponent
+    // to move), captures reduce the opponent's.
+    let mut tables: HashMap<Signature, Decoded> = HashMap::new();
+    let sigs = [sig, sig.flipped()]
+        .into_iter()
+        .chain((1..sig.them).map(|left| Signature::new(left, sig.us)));
+    for s in sigs {
+        if let Entry::Vacant(e) = tables.entry(s) {
+            e.insert(Table::open(dir, board, s)?.decode()?);
+        }
     }
-    let (idx, codes) = (&own.0, &own.1);
+    let own = &tables[&sig];
+    let idx = &own.idx;
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
     (0..idx.size()).into_par_iter().for_each(|i| {
@@ -159,10 +143,9 @@ pub fn verify_table(
             if s.us() == 0 {
                 return Outcome::Loss(0);
             }
-            let t = &succ[&Signature::of(s.us(), s.them())];
-            code_outcome(t.1[t.0.index(s.us(), s.them()) as usize])
+            tables[&Signature::of(s.us(), s.them())].outcome(s.us(), s.them())
         }));
-        let stored = code_outcome(codes[i as usize]);
+        let stored = own.outcome(us, them);
         if derived != stored {
             mismatches.fetch_add(1, Relaxed);
             let mut ex = examples.lock().expect("examples lock");

@@ -4,8 +4,8 @@ use std::ffi::{CStr, CString, c_char, c_int};
 
 use fanotb::Board;
 use fanotb::ffi::*;
-use fanotb::index::Signature;
-use fanotb::retro::{Options, generate};
+use fanotb::Signature;
+use fanotb::{Options, generate};
 
 /// The tsivy tables up to 3 stones in a new directory, and its name for C.
 fn tables3() -> (tempfile::TempDir, CString) {
@@ -80,7 +80,7 @@ fn c_abi_probe_and_best_move() {
 #[test]
 fn c_abi_bitboards_value_only_root_largest_and_errors() {
     let (dir, cdir) = tables3();
-    let tbr = fanotb::probe::Tablebase::open(dir.path()).unwrap();
+    let tbr = fanotb::Tablebase::open(dir.path()).unwrap();
     unsafe {
         let tb = fanotb_open(cdir.as_ptr());
         assert!(!tb.is_null());
@@ -190,7 +190,7 @@ fn c_abi_bitboards_value_only_root_largest_and_errors() {
         fanotb_close(tb);
 
         // A damaged table: its own code, not "missing".
-        let path = fanotb::table::table_path(dir.path(), Board::tsivy(), "2v1".parse().unwrap());
+        let path = fanotb::internals::table_path(dir.path(), Board::tsivy(), "2v1".parse().unwrap());
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
         let tb = fanotb_open(cdir.as_ptr());

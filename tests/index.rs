@@ -4,8 +4,9 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use fanotb::Board;
-use fanotb::board::bits;
-use fanotb::index::{Indexer, Signature, binom, rank_in, rank_set, unrank_in, unrank_set};
+use fanotb::internals::bits;
+use fanotb::Signature;
+use fanotb::internals::{Indexer, binom, rank_in, rank_set, unrank_in, unrank_set};
 use proptest::prelude::*;
 
 /// Every k-subset of n points, by brute force.

@@ -6,12 +6,14 @@ use std::path::Path;
 
 use common::Rng;
 use fanotb::Wdl;
-use fanotb::certificate::{Certificate, Entry, Part};
-use fanotb::check::{CheckError, check};
-use fanotb::index::Signature;
-use fanotb::probe::{Tablebase, ValueTables};
-use fanotb::proof::{Claim, Limits, ProveOptions, Proved, needed_tables, prove};
-use fanotb::retro::{Options, generate};
+use fanotb::{Certificate, Entry, Part};
+use fanotb::{CheckError, check_proof as check};
+use fanotb::Signature;
+use fanotb::Tablebase;
+use fanotb::internals::ValueTables;
+use fanotb::internals::needed_tables;
+use fanotb::{Claim, Limits, ProveOptions, Proved, prove};
+use fanotb::{Options, generate};
 use fanotb::{Board, Color, Position};
 
 fn opts(k: usize) -> ProveOptions {
@@ -236,7 +238,7 @@ fn tampered_certificates_are_rejected() {
     }
 }
 
-fn check_written(dir: &Path, cert: &Certificate) -> Result<fanotb::check::CheckReport, CheckError> {
+fn check_written(dir: &Path, cert: &Certificate) -> Result<fanotb::CheckReport, CheckError> {
     let file = dir.join("written.fnproof");
     cert.write(&file).unwrap();
     check(&file, dir)
@@ -392,7 +394,7 @@ fn an_interrupted_search_resumes_from_its_checkpoint() {
             max_nodes,
             max_entries: 50_000_000,
         },
-        checkpoint: Some(fanotb::proof::CheckpointPlan {
+        checkpoint: Some(fanotb::CheckpointPlan {
             prefix: prefix.clone(),
             every: std::time::Duration::from_secs(3600),
         }),

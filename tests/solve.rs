@@ -2,9 +2,9 @@
 //! published results (Schadd et al. 2007: White wins 3x3, 3x5 and 5x3).
 
 use fanotb::Outcome;
-use fanotb::probe::Tablebase;
-use fanotb::retro::Options;
-use fanotb::solve::{published, solve};
+use fanotb::Tablebase;
+use fanotb::Options;
+use fanotb::{published, solve};
 use fanotb::{Board, Position};
 
 fn win(d: u32) -> Outcome {
@@ -41,7 +41,7 @@ fn small_boards_are_white_wins_proved_by_search() {
         let half = (n - 1) / 2;
         let expected: u64 = (1..=half)
             .flat_map(|a| (1..=half).map(move |b| (a, b)))
-            .map(|(a, b)| fanotb::index::binom(n, a) * fanotb::index::binom(n - a, b))
+            .map(|(a, b)| fanotb::internals::binom(n, a) * fanotb::internals::binom(n - a, b))
             .sum();
         assert_eq!(s.positions, expected, "{w}x{h}");
     }

@@ -8,11 +8,13 @@ use std::path::{Path, PathBuf};
 
 use common::naive::{self, NaivePos, Value};
 use fanotb::Outcome;
-use fanotb::index::{Indexer, Signature, binom};
-use fanotb::probe::Tablebase;
-use fanotb::retro::{Options, build_plan, generate};
-use fanotb::table::{TableFile, table_path, write_table};
-use fanotb::verify::verify_all;
+use fanotb::Signature;
+use fanotb::internals::{Indexer, binom};
+use fanotb::Tablebase;
+use fanotb::internals::build_plan;
+use fanotb::{Options, generate};
+use fanotb::internals::{TableFile, set_entry, table_path};
+use fanotb::verify;
 use fanotb::{Board, Position};
 
 fn build(dir: &Path, board: &'static Board, max: usize) {
@@ -112,7 +114,7 @@ fn tsivy_up_to_four_stones_match_brute_force() {
         (wins, draws, losses)
     );
 
-    let reports = verify_all(&tb, &[], None, |_| {}).unwrap();
+    let reports = verify(&tb, &[], None, |_| {}).unwrap();
     assert_eq!(reports.len(), 6);
     assert!(reports.iter().all(|r| r.mismatches == 0));
 }
@@ -219,7 +221,7 @@ fn damaged_files_are_detected_never_misread() {
         std::fs::write(&path, &bad).unwrap();
         let tb = Tablebase::open(dir.path()).unwrap();
         let probe = tb.probe(&pos);
-        let verified = verify_all(&tb, &[], None, |_| {});
+        let verified = verify(&tb, &[], None, |_| {});
         assert!(
             probe.is_err() || verified.is_err(),
             "flipped byte at {at} went unnoticed"
@@ -282,8 +284,8 @@ fn verify_finds_a_wrong_value_in_a_well_formed_file() {
     write_table(&path, board, sig, &codes, stats).unwrap();
 
     let tb = Tablebase::open(dir.path()).unwrap();
-    let full = verify_all(&tb, &[sig], None, |_| {}).unwrap();
-    let sampled = verify_all(&tb, &[sig], Some(u64::MAX), |_| {}).unwrap();
+    let full = verify(&tb, &[sig], None, |_| {}).unwrap();
+    let sampled = verify(&tb, &[sig], Some(u64::MAX), |_| {}).unwrap();
     for reports in [&full, &sampled] {
         assert_eq!(reports.len(), 1, "only the table asked for");
         assert_eq!(reports[0].mismatches, 1);
@@ -294,7 +296,7 @@ fn verify_finds_a_wrong_value_in_a_well_formed_file() {
         );
     }
     // The other tables are sound; a small sample of them checks as many entries.
-    let others = verify_all(&tb, &["1v2".parse().unwrap()], Some(100), |_| {}).unwrap();
+    let others = verify(&tb, &["1v2".parse().unwrap()], Some(100), |_| {}).unwrap();
     assert_eq!((others[0].entries, others[0].mismatches), (100, 0));
 }
 

@@ -6,9 +6,10 @@ mod common;
 use std::time::Instant;
 
 use common::naive::{self, Value};
-use fanotb::index::{Signature, binom};
-use fanotb::probe::Tablebase;
-use fanotb::retro::{Options, generate};
+use fanotb::Signature;
+use fanotb::internals::binom;
+use fanotb::Tablebase;
+use fanotb::{Options, generate};
 use fanotb::{Board, Color, Position};
 
 /// White and black stone sets (bit y * w + x) of a base-3 code.
