@@ -2,10 +2,10 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fanotb::Signature;
-use fanotb::internals::Indexer;
 use fanotb::Tablebase;
-use fanotb::{Options, generate};
+use fanotb::internals::Indexer;
 use fanotb::{Board, Color, Position};
+use fanotb::{Options, generate};
 use std::hint::black_box;
 
 fn probe(c: &mut Criterion) {

@@ -26,16 +26,32 @@ pub const fn opposite(d: usize) -> usize {
     d ^ 4
 }
 
+/// Why a board size, board name or point name was rejected.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum BoardError {
+    /// The size is not supported: columns and rows must be odd, 3 to 9, at most 64 points.
     #[error(
         "unsupported board size {w}x{h}: columns and rows must be odd, from 3 to 9, with at most 64 points"
     )]
-    Size { w: usize, h: usize },
+    Size {
+        /// Columns asked for.
+        w: usize,
+        /// Rows asked for.
+        h: usize,
+    },
+    /// The board name is not `tsivy`, `dimy` or `WxH`.
     #[error("bad board name `{0}`: expected tsivy, dimy or WxH such as 5x3")]
     Name(String),
+    /// The point name is not an `a1`-style name of a point of this board.
     #[error("bad point name `{name}` on a {w}x{h} board")]
-    Point { name: String, w: usize, h: usize },
+    Point {
+        /// The name as given.
+        name: String,
+        /// Columns of the board.
+        w: usize,
+        /// Rows of the board.
+        h: usize,
+    },
 }
 
 /// A symmetry of the board as a permutation of points, with byte tables so a whole
@@ -76,9 +92,25 @@ impl Symmetry {
     }
 }
 
+/// Shows the permutation (the image of each point, in index order), not the byte tables.
+impl fmt::Debug for Symmetry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let map: Vec<u8> = (0..self.used * 8)
+            .map(|p| self.apply(1u64 << p))
+            .take_while(|&image| image != 0)
+            .map(|image| image.trailing_zeros() as u8)
+            .collect();
+        f.debug_tuple("Symmetry").field(&map).finish()
+    }
+}
+
 /// A map of (x, y) to (x', y').
 type Transform = Box<dyn Fn(i32, i32) -> (i32, i32)>;
 
+/// A supported board: its size, strong points, lines and symmetries.
+///
+/// Boards are built once per size and shared (`Board::get`); two boards are equal
+/// when they have the same size.
 pub struct Board {
     w: usize,
     h: usize,
@@ -245,14 +277,17 @@ impl Board {
         })
     }
 
+    /// Columns of the board.
     #[inline]
     pub fn width(&self) -> usize {
         self.w
     }
+    /// Rows of the board.
     #[inline]
     pub fn height(&self) -> usize {
         self.h
     }
+    /// Number of points: columns times rows.
     #[inline]
     pub fn points(&self) -> usize {
         self.w * self.h

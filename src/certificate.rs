@@ -22,24 +22,45 @@ const ZSTD_LEVEL: i32 = 19;
 /// payload is decompressed as a stream, so memory follows the real size).
 const MAX_PAYLOAD: u64 = 1 << 32;
 
+/// Why a certificate file could not be written or read.
 #[derive(Debug, Error)]
 pub enum CertificateError {
+    /// Reading or writing the file failed.
     #[error("{path}: {source}")]
     Io {
+        /// The certificate file.
         path: PathBuf,
+        /// The underlying error.
         source: std::io::Error,
     },
+    /// The file does not start with the certificate magic bytes.
     #[error("{path}: not a fanotb proof certificate (bad magic bytes)")]
-    NotACertificate { path: PathBuf },
+    NotACertificate {
+        /// The file read.
+        path: PathBuf,
+    },
+    /// The file is a certificate of a format version this build does not read.
     #[error("{path}: certificate format version {found}, this fanotb reads version {VERSION}")]
-    Version { path: PathBuf, found: u32 },
+    Version {
+        /// The file read.
+        path: PathBuf,
+        /// The version in the file.
+        found: u32,
+    },
+    /// The framing, checksum or payload is wrong.
     #[error("{path}: damaged: {what}")]
-    Damaged { path: PathBuf, what: String },
+    Damaged {
+        /// The file read.
+        path: PathBuf,
+        /// What is wrong, in a few words.
+        what: String,
+    },
 }
 
 /// One position of a proof graph, with the proving side's move where it is to move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
+    /// The position.
     pub position: Position,
     /// The move in notation, for positions where the proof's side moves.
     pub mv: Option<String>,
@@ -48,14 +69,18 @@ pub struct Entry {
 /// One proof: a side, what it proves for that side, and its positions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Part {
+    /// The side the proof is for.
     pub side: Color,
+    /// What it proves for that side: a win, or that it does not lose.
     pub claim: Claim,
+    /// The positions of the proof set, the root among them.
     pub entries: Vec<Entry>,
 }
 
 /// A whole certificate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
+    /// The position whose value is proved.
     pub root: Position,
     /// The value of the root for its side to move.
     pub value: Wdl,
@@ -63,6 +88,8 @@ pub struct Certificate {
     pub max_table_stones: u8,
     /// The tables relied on, with their whole-file checksums.
     pub tables: Vec<(Signature, u64)>,
+    /// The proofs that together establish `value`: one for a win or a loss, two for a
+    /// draw.
     pub parts: Vec<Part>,
 }
 
@@ -159,6 +186,13 @@ impl Certificate {
         Certificate::from_bytes(path, &bytes)
     }
 
+    /// Parses and validates a certificate from its bytes, as `read` does; `path` is
+    /// only used in errors.
+    ///
+    /// # Errors
+    ///
+    /// `NotACertificate` without the magic bytes, `Version` for another format
+    /// version, `Damaged` for anything else wrong with the framing or the payload.
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Certificate, CertificateError> {
         let damaged = |what: &str| CertificateError::Damaged {
             path: path.into(),

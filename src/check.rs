@@ -18,28 +18,47 @@ use crate::probe::{ProbeError, ValueTables};
 use crate::proof::Claim;
 use crate::value::Wdl;
 
+/// Why a certificate was not accepted.
 #[derive(Debug, Error)]
 pub enum CheckError {
+    /// The certificate file could not be read, or is malformed.
     #[error(transparent)]
     Certificate(#[from] CertificateError),
+    /// A table the certificate names could not be loaded.
     #[error(transparent)]
     Probe(#[from] ProbeError),
+    /// A table's whole-file checksum differs from the one the certificate names.
     #[error(
         "table {sig} in {dir} is not the one the proof relied on: checksum {found:016x}, the certificate names {expected:016x}"
     )]
     TableMismatch {
+        /// The table's material signature.
         sig: Signature,
+        /// The table directory, for display.
         dir: String,
+        /// Checksum of the file found.
         found: u64,
+        /// Checksum the certificate names.
         expected: u64,
     },
+    /// The proofs present are not the ones the claimed value needs.
     #[error("the certificate claims {claimed} but its proofs are {found}")]
-    Claims { claimed: String, found: String },
+    Claims {
+        /// The claimed value and side, such as `draw for White`.
+        claimed: String,
+        /// The proofs present, as side and claim, or `none`.
+        found: String,
+    },
+    /// A position of a proof fails the definition (docs/PROOF.md).
     #[error("proof that {side} {claim}: position {position}: {reason}")]
     Invalid {
+        /// The proof's side: `White` or `Black`.
         side: &'static str,
+        /// The proof's claim: `wins` or `does not lose`.
         claim: &'static str,
+        /// The first failing position, as position text.
         position: String,
+        /// What is wrong with it.
         reason: String,
     },
 }
@@ -47,8 +66,11 @@ pub enum CheckError {
 /// What a successful check established.
 #[derive(Clone, Debug)]
 pub struct CheckReport {
+    /// The position whose value was proved.
     pub root: Position,
+    /// Its value for its side to move.
     pub value: Wdl,
+    /// Positions with at most this many stones were table leaves.
     pub max_table_stones: u8,
     /// Per proof: side, claim, positions.
     pub parts: Vec<(Color, Claim, usize)>,
@@ -56,15 +78,10 @@ pub struct CheckReport {
     pub positions: u64,
     /// Moves followed over all proofs.
     pub moves: u64,
+    /// Tables the certificate relies on.
     pub tables: usize,
+    /// Wall-clock time of the whole check, in seconds.
     pub seconds: f64,
-}
-
-fn claim_text(c: Claim) -> &'static str {
-    match c {
-        Claim::Win => "wins",
-        Claim::NotLose => "does not lose",
-    }
 }
 
 /// The proofs a value needs, as (side, claim), sorted.
@@ -81,6 +98,12 @@ fn required(root: &Position, value: Wdl) -> Vec<(u8, u8)> {
 }
 
 /// Checks the certificate at `path` against the tables in `dir`.
+///
+/// # Errors
+///
+/// Any `CheckError`: an unreadable certificate or table, a table other than the one
+/// named, proofs that do not match the claimed value, or the first position of a
+/// proof that does not hold.
 pub fn check_proof(path: &Path, dir: &Path) -> Result<CheckReport, CheckError> {
     let start = Instant::now();
     let cert = Certificate::read(path)?;
@@ -95,7 +118,7 @@ pub fn check_proof(path: &Path, dir: &Path) -> Result<CheckReport, CheckError> {
         let list: Vec<String> = cert
             .parts
             .iter()
-            .map(|p| format!("{} {}", p.side.name(), claim_text(p.claim)))
+            .map(|p| format!("{} {}", p.side.name(), p.claim.name()))
             .collect();
         return Err(CheckError::Claims {
             claimed: format!("{} for {}", cert.value.name(), cert.root.turn().name()),
@@ -150,7 +173,7 @@ fn check_part(cert: &Certificate, part: &Part, tables: &ValueTables) -> Result<u
     let side = part.side;
     let invalid = |p: &Position, reason: String| CheckError::Invalid {
         side: side.name(),
-        claim: claim_text(part.claim),
+        claim: part.claim.name(),
         position: p.to_string(),
         reason,
     };

@@ -14,15 +14,25 @@ use xxhash_rust::xxh3::Xxh3;
 
 const MAGIC: [u8; 8] = *b"FNCKPT1\n";
 
+/// Why a search checkpoint could not be saved or loaded.
 #[derive(Debug, Error)]
 pub enum CheckpointError {
+    /// Reading, writing or decompressing the file failed.
     #[error("checkpoint {path}: {source}")]
     Io {
+        /// The checkpoint file.
         path: PathBuf,
+        /// The underlying error.
         source: std::io::Error,
     },
+    /// The file is not a checkpoint, is damaged, or belongs to another search.
     #[error("checkpoint {path}: {what}")]
-    Invalid { path: PathBuf, what: String },
+    Invalid {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// What is wrong, in a few words.
+        what: String,
+    },
 }
 
 /// What a checkpoint belongs to: a search is resumed only from its own.

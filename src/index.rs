@@ -174,6 +174,7 @@ fn next_colex(x: u64) -> u64 {
     (((r ^ x) >> 2) / c) | r
 }
 
+/// A signature text that is not `NvM` with N, M >= 1; holds the text as given.
 #[derive(Debug, Error, PartialEq, Eq)]
 #[error("bad signature `{0}`: expected NvM with N, M >= 1, such as 3v5")]
 pub struct SignatureError(pub String);
@@ -181,11 +182,14 @@ pub struct SignatureError(pub String);
 /// Material: the side to move has `us` stones, the other side `them`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Signature {
+    /// Stones of the side to move.
     pub us: u8,
+    /// Stones of the other side.
     pub them: u8,
 }
 
 impl Signature {
+    /// The signature `usvthem`.
     pub fn new(us: u8, them: u8) -> Signature {
         Signature { us, them }
     }
@@ -197,6 +201,7 @@ impl Signature {
     pub fn flipped(self) -> Signature {
         Signature::new(self.them, self.us)
     }
+    /// Stones on the board, both sides.
     pub fn stones(self) -> usize {
         self.us as usize + self.them as usize
     }
@@ -249,9 +254,27 @@ pub struct Indexer {
     class_of: Vec<u32>,
 }
 
+/// Shows the board, the signature and the table size, not the class tables.
+impl fmt::Debug for Indexer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Indexer")
+            .field("board", &self.board)
+            .field("sig", &self.sig)
+            .field("classes", &self.class_rep.len())
+            .field("per_class", &self.per_class)
+            .finish()
+    }
+}
+
 const NOT_A_CLASS: u32 = u32::MAX;
 
 impl Indexer {
+    /// Builds the class tables of `sig` on `board` (4 bytes per set of `us` stones,
+    /// 8 per class).
+    ///
+    /// # Panics
+    ///
+    /// If the signature has more stones than the board has points.
     pub fn new(board: &'static Board, sig: Signature) -> Indexer {
         let n = board.points();
         let (k, m) = (sig.us as usize, sig.them as usize);
@@ -275,9 +298,11 @@ impl Indexer {
         }
     }
 
+    /// The board indexed.
     pub fn board(&self) -> &'static Board {
         self.board
     }
+    /// The signature indexed.
     pub fn signature(&self) -> Signature {
         self.sig
     }
@@ -416,6 +441,7 @@ impl Indexer {
 }
 
 /// An `Indexer` with the side to move's stones fixed (see `Indexer::with_us`).
+#[derive(Debug)]
 pub struct FixedUs<'a> {
     indexer: &'a Indexer,
     /// The representative of the stones.

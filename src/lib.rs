@@ -33,8 +33,8 @@ pub use movegen::{Capture, DivideLine, Move, MoveError, Step, perft, perft_divid
 pub use position::{Color, Position, PositionError};
 pub use probe::{MoveOutcome, ProbeError, TableInfo, Tablebase, best_count};
 pub use proof::{
-    CheckpointPlan, Claim, Limits, ProveError, ProveOptions, Proved, SearchOutcome,
-    SearchProgress, prove,
+    CheckpointPlan, Claim, Limits, ProveError, ProveOptions, Proved, SearchOutcome, SearchProgress,
+    prove,
 };
 pub use retro::{GenerateError, Observer, Options, TableReport, generate, peak_rss};
 pub use solve::{SMALL_BOARDS, SearchResult, Solution, SolveError, published, solve};

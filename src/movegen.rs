@@ -10,11 +10,14 @@ use crate::position::Position;
 /// How a capturing step takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Capture {
+    /// The stone moves toward the enemy line and takes the run beyond its landing point.
     Approach,
+    /// The stone moves away and takes the run behind its starting point.
     Withdrawal,
 }
 
 impl Capture {
+    /// Its letter in move notation: `A` or `W`.
     pub fn letter(self) -> char {
         match self {
             Capture::Approach => 'A',
@@ -26,20 +29,25 @@ impl Capture {
 /// One step of a move: where the stone lands, and what it took.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Step {
+    /// The point the stone lands on.
     pub to: u8,
     /// `None` only for a paika.
     pub capture: Option<Capture>,
+    /// The stones this step takes, as a bitboard (empty for a paika).
     pub taken: u64,
 }
 
 /// A whole turn: one stone's path with the capture kind of each step.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
+    /// The point the stone starts on.
     pub from: u8,
+    /// The steps in order: at least one; exactly one for a paika.
     pub steps: Vec<Step>,
 }
 
 impl Move {
+    /// Whether the move captures (else it is a paika).
     pub fn is_capture(&self) -> bool {
         self.steps[0].capture.is_some()
     }
@@ -65,14 +73,27 @@ impl Move {
     }
 }
 
+/// Why a move text was rejected.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum MoveError {
+    /// The text is not move notation on this board.
     #[error(
         "malformed move `{text}`: {reason} (expected points joined by `-`, like d2-e3A or a1-b2)"
     )]
-    Notation { text: String, reason: String },
+    Notation {
+        /// The move as given.
+        text: String,
+        /// What is malformed.
+        reason: String,
+    },
+    /// The text is well formed but not a legal move in the position.
     #[error("illegal move `{text}`: {reason}")]
-    Illegal { text: String, reason: String },
+    Illegal {
+        /// The move as given.
+        text: String,
+        /// Why it is not legal there.
+        reason: String,
+    },
 }
 
 /// Stones of the run starting at `start` in direction `d` that belong to `them`,
@@ -444,9 +465,14 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
 
 /// One line of `perft --divide`: a first move, the leaf count below it, and whether
 /// an earlier move already reached the same position (then it counts once, there).
+#[derive(Debug)]
 pub struct DivideLine {
+    /// The first move, in notation.
     pub notation: String,
+    /// Leaves below it: perft of the position after it at one ply less.
     pub count: u64,
+    /// The earlier move, in notation, that reaches the same position; `None` if this
+    /// move is the first to reach it.
     pub same_as: Option<String>,
 }
 

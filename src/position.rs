@@ -9,25 +9,31 @@ use thiserror::Error;
 
 use crate::board::{Board, BoardError, bits};
 
+/// A side: White or Black. White moves first from the start position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Color {
+    /// White, `W` in position text.
     White,
+    /// Black, `B` in position text.
     Black,
 }
 
 impl Color {
+    /// The opponent.
     pub fn other(self) -> Color {
         match self {
             Color::White => Color::Black,
             Color::Black => Color::White,
         }
     }
+    /// Its letter for the side to move in position text: `w` or `b`.
     pub fn letter(self) -> char {
         match self {
             Color::White => 'w',
             Color::Black => 'b',
         }
     }
+    /// `White` or `Black`.
     pub fn name(self) -> &'static str {
         match self {
             Color::White => "White",
@@ -36,38 +42,61 @@ impl Color {
     }
 }
 
+/// Why position text (or a set of stones) is not a position.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum PositionError {
+    /// The text is empty.
     #[error("empty position text")]
     Empty,
+    /// The rows are not followed by the side to move.
     #[error("missing side to move: expected a space then `w` or `b` after the rows")]
     MissingSide,
+    /// The side to move is not `w` or `b`; holds the text found.
     #[error("bad side to move `{0}`: expected `w` or `b`")]
     BadSide(String),
+    /// More text follows the side to move; holds the first extra word.
     #[error("unexpected text after the side to move: `{0}`")]
     Trailing(String),
+    /// A row holds a character other than `W`, `B` or a digit 1-9.
     #[error(
         "row {row} (text row {text_row}), column {column}: unexpected character `{ch}`; expected W, B or a digit 1-9"
     )]
     BadChar {
+        /// Board row, 1 at the bottom.
         row: usize,
+        /// Row in the text, 1 for the first (top) row.
         text_row: usize,
+        /// Column of the point the character stands at, from 1.
         column: usize,
+        /// The character.
         ch: char,
     },
+    /// A row has a different number of points from the first row.
     #[error(
         "row {row} (text row {text_row}) has {found} points; expected {expected} like the first row"
     )]
     RowLength {
+        /// Board row, 1 at the bottom.
         row: usize,
+        /// Row in the text, 1 for the first (top) row.
         text_row: usize,
+        /// Points in this row.
         found: usize,
+        /// Points in the first row.
         expected: usize,
     },
+    /// A row is empty (two `/` in a row, or one at either end).
     #[error("row {row} (text row {text_row}) is empty")]
-    EmptyRow { row: usize, text_row: usize },
+    EmptyRow {
+        /// Board row, 1 at the bottom.
+        row: usize,
+        /// Row in the text, 1 for the first (top) row.
+        text_row: usize,
+    },
+    /// The rows give an unsupported board size, or `start:` names no board.
     #[error(transparent)]
     Board(#[from] BoardError),
+    /// Both sides have a stone on the same point; holds its name.
     #[error("both sides have a stone on {0}")]
     Overlap(String),
 }
@@ -204,18 +233,22 @@ impl Position {
         }
     }
 
+    /// The board the position is on.
     #[inline]
     pub fn board(&self) -> &'static Board {
         self.board
     }
+    /// White's stones.
     #[inline]
     pub fn white(&self) -> u64 {
         self.white
     }
+    /// Black's stones.
     #[inline]
     pub fn black(&self) -> u64 {
         self.black
     }
+    /// The side to move.
     #[inline]
     pub fn turn(&self) -> Color {
         self.turn

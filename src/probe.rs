@@ -10,8 +10,8 @@ use thiserror::Error;
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::movegen::Move;
-use crate::position::Position;
 use crate::position::Color;
+use crate::position::Position;
 use crate::table::{Stats, Table, TableError, packed_wdl};
 use crate::value::{Outcome, Wdl};
 
@@ -64,12 +64,32 @@ pub struct TableInfo {
 /// A move with the outcome it leads to, from the mover's point of view.
 #[derive(Clone, Debug)]
 pub struct MoveOutcome {
+    /// The move.
     pub mv: Move,
+    /// Its outcome for the side that made it, counting the move as one ply.
     pub outcome: Outcome,
+    /// The position after it.
     pub result: Position,
 }
 
+/// Shows the directory and how many tables are open, not the tables.
+impl fmt::Debug for Tablebase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let open = self
+            .boards
+            .iter()
+            .filter_map(|row| row.get())
+            .map(|row| row.iter().filter(|slot| slot.get().is_some()).count())
+            .sum::<usize>();
+        f.debug_struct("Tablebase")
+            .field("dir", &self.dir)
+            .field("open_tables", &open)
+            .finish()
+    }
+}
+
 impl Tablebase {
+    /// A tablebase over the directory `dir`; no table is opened until a probe needs it.
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
         let dir = dir.as_ref().to_path_buf();
         if !dir.is_dir() {
@@ -81,6 +101,7 @@ impl Tablebase {
         })
     }
 
+    /// The table directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -294,6 +315,7 @@ impl ValueTables {
         })
     }
 
+    /// The board of the tables.
     pub fn board(&self) -> &'static Board {
         self.board
     }

@@ -56,10 +56,22 @@ pub enum Claim {
     NotLose,
 }
 
+impl Claim {
+    /// "wins" or "does not lose", as the claim reads after a side's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Claim::Win => "wins",
+            Claim::NotLose => "does not lose",
+        }
+    }
+}
+
 /// One proof: the positions of the proof graph, each S-to-move one with S's move.
 #[derive(Clone, Debug)]
 pub struct ProofGraph {
+    /// The side S the proof is for.
     pub side: Color,
+    /// What it proves for S.
     pub claim: Claim,
     /// Every position of the graph, sorted, with S's chosen successor where S moves.
     pub nodes: Vec<(Position, Option<Position>)>,
@@ -70,17 +82,22 @@ pub struct ProofGraph {
 pub struct SearchProgress {
     /// The side whose win the search tries to prove.
     pub attacker: Color,
+    /// Nodes expanded so far (a node expanded again counts again).
     pub nodes: u64,
+    /// Seconds since the search started.
     pub seconds: f64,
-    /// The root's proof and disproof numbers (`u32::MAX / 2` is infinite).
+    /// The root's proof number (`u32::MAX / 2` is infinite).
     pub proof: u32,
+    /// The root's disproof number (`u32::MAX / 2` is infinite).
     pub disproof: u32,
+    /// Positions in the transposition table.
     pub table_entries: usize,
 }
 
 /// The outcome of one search.
 #[derive(Clone, Debug)]
 pub struct SearchOutcome {
+    /// The side whose win the search tried to prove.
     pub attacker: Color,
     /// `Some(true)`: the attacker wins; `Some(false)`: it does not; `None`: stopped
     /// (by the other search, or at the node limit).
@@ -88,8 +105,11 @@ pub struct SearchOutcome {
     /// The certificate of the verdict: a win for the attacker, or "does not lose" for
     /// the other side.
     pub graph: Option<ProofGraph>,
+    /// Nodes expanded (a node expanded again counts again).
     pub nodes: u64,
+    /// Wall time of the search and its extraction, in seconds.
     pub seconds: f64,
+    /// Times the fixpoint rejected the search's verdict and the search resumed.
     pub repairs: usize,
     /// Positions loaded from a checkpoint at the start.
     pub resumed: usize,
@@ -102,6 +122,7 @@ pub struct SearchOutcome {
 pub struct CheckpointPlan {
     /// Files `PREFIX.white.ckpt` and `PREFIX.black.ckpt`, one per search.
     pub prefix: std::path::PathBuf,
+    /// Time between two saves of a running search.
     pub every: std::time::Duration,
 }
 
@@ -603,27 +624,46 @@ pub fn search(
 /// Why `prove` could not answer.
 #[derive(Debug, thiserror::Error)]
 pub enum ProveError {
+    /// Building or finding the tables failed.
     #[error(transparent)]
     Generate(#[from] crate::retro::GenerateError),
+    /// Loading the tables for the search failed.
     #[error(transparent)]
     Probe(#[from] crate::probe::ProbeError),
+    /// Writing or reading a certificate failed (`prove` itself writes none).
     #[error(transparent)]
     Certificate(#[from] crate::certificate::CertificateError),
+    /// Loading or saving a search checkpoint failed.
     #[error(transparent)]
     Checkpoint(#[from] crate::checkpoint::CheckpointError),
+    /// The position is over: the named side has no stones.
     #[error("the position is over: {0} has no stones")]
     NoStones(&'static str),
-    #[error("table leaves of at most {0} stones: tables start at 2 stones")]
+    /// Table leaves of fewer than 2 stones were asked for; holds the number asked.
+    #[error("table leaves of at most {0} stones asked for: tables start at 2 stones")]
     TooFewStones(usize),
-    #[error("table leaves of at most {k} stones: more than the {points} points of the board")]
-    TooManyStones { k: usize, points: usize },
+    /// Table leaves of more stones than the board has points were asked for.
+    #[error(
+        "table leaves of at most {k} stones asked for: more than the {points} points of the board"
+    )]
+    TooManyStones {
+        /// Stones asked for.
+        k: usize,
+        /// Points of the board.
+        points: usize,
+    },
+    /// A search stopped at a limit (or its verdict could not be certified) before
+    /// the value was known.
     #[error(
         "undecided after {nodes} search nodes and {entries} table positions (a limit){}",
         if *.checkpointed { ", saved in the checkpoint" } else { "" }
     )]
     Undecided {
+        /// Nodes expanded over all searches.
         nodes: u64,
+        /// Positions in the transposition tables at the end, over all searches.
         entries: u64,
+        /// Whether the searches were saved to their checkpoints.
         checkpointed: bool,
     },
 }
@@ -635,18 +675,34 @@ pub struct ProveOptions {
     pub max_table_stones: usize,
     /// Table builds and the searches (two searches run at once with two or more).
     pub threads: Option<usize>,
+    /// Node and memory limits of each search.
     pub limits: Limits,
+    /// Where to save and resume the searches; `None`: no checkpoints.
     pub checkpoint: Option<CheckpointPlan>,
     /// Told of the table builds' progress.
     pub table_observer: Option<std::sync::Arc<dyn crate::retro::Observer>>,
 }
 
+impl std::fmt::Debug for ProveOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProveOptions")
+            .field("max_table_stones", &self.max_table_stones)
+            .field("threads", &self.threads)
+            .field("limits", &self.limits)
+            .field("checkpoint", &self.checkpoint)
+            .field("table_observer", &self.table_observer.is_some())
+            .finish()
+    }
+}
+
 /// A proved value with its certificate and the figures of the run.
 #[derive(Debug)]
 pub struct Proved {
+    /// The value and its certificate, ready to write.
     pub certificate: crate::certificate::Certificate,
     /// Every search run, with its verdict (graphs dropped).
     pub searches: Vec<SearchOutcome>,
+    /// One report per table built or found on disk.
     pub tables: Vec<crate::retro::TableReport>,
     /// Wall time of building or finding the tables.
     pub table_seconds: f64,
@@ -665,6 +721,13 @@ pub fn needed_tables(pos: &Position, k: usize) -> Vec<crate::index::Signature> {
 
 /// Builds (or finds) the tables of up to `opts.max_table_stones` stones in `dir`,
 /// then proves the value of `pos`.
+///
+/// # Errors
+///
+/// `NoStones` for a finished game, `TooFewStones` or `TooManyStones` for a bad
+/// `max_table_stones`, `Generate` or `Probe` when the tables cannot be built or
+/// loaded, `Checkpoint` for a checkpoint that cannot be read or saved, `Undecided`
+/// when a search stops at a limit.
 pub fn prove(
     dir: &std::path::Path,
     pos: &Position,

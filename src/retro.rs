@@ -40,32 +40,49 @@ const MAX_PLACEMENTS: u64 = 1_000_000_000_000;
 /// Entries per unit of parallel work.
 const CHUNK: usize = 1 << 14;
 
+/// Why `generate` could not build the tables.
 #[derive(Debug, Error)]
 pub enum GenerateError {
+    /// Reading a smaller table or writing a new one failed.
     #[error(transparent)]
     Table(#[from] TableError),
+    /// A signature has more stones than the board has points.
     #[error(
         "signature {sig} needs {stones} stones, more than the {points} points of the {board} board"
     )]
     TooMany {
+        /// The signature asked for.
         sig: Signature,
+        /// Its stones, both sides.
         stones: usize,
+        /// Points of the board.
         points: usize,
+        /// The board, as `WxH`.
         board: String,
     },
+    /// A table needed is beyond this generator: more than 10^12 placements, or more
+    /// than `u32::MAX` placements of the side to move's stones alone.
     #[error(
         "signature {sig} on the {board} board has {placements} positions, more than this generator builds (at most 10^12 per table)"
     )]
     TooLarge {
+        /// The table's signature.
         sig: Signature,
+        /// Its placements, before symmetry reduction.
         placements: u64,
+        /// The board, as `WxH`.
         board: String,
     },
+    /// A depth above 32765 plies, more than the table format stores; holds the pair's
+    /// smaller-first signature.
     #[error("depth overflow in {0}: a depth above 32765 plies")]
     DepthOverflow(Signature),
+    /// The worker thread pool could not be started.
     #[error("cannot start {threads} worker threads")]
     Threads {
+        /// Threads asked for; 0 for the default (every core).
         threads: usize,
+        /// The pool's error.
         source: rayon::ThreadPoolBuildError,
     },
 }
@@ -104,11 +121,15 @@ impl std::fmt::Debug for Options {
 /// What happened to one table.
 #[derive(Clone, Debug)]
 pub struct TableReport {
+    /// The table's signature.
     pub sig: Signature,
+    /// Its file.
     pub path: PathBuf,
     /// Entries stored (symmetry-reduced).
     pub entries: u64,
+    /// The counts its header holds.
     pub stats: Stats,
+    /// Size of its file in bytes.
     pub file_bytes: u64,
     /// Seconds to build the pair this table belongs to (0 when skipped).
     pub seconds: f64,
@@ -206,12 +227,10 @@ pub fn generate(
     if let Some(n) = opts.threads {
         builder = builder.num_threads(n);
     }
-    let pool = builder
-        .build()
-        .map_err(|source| GenerateError::Threads {
-            threads: opts.threads.unwrap_or(0),
-            source,
-        })?;
+    let pool = builder.build().map_err(|source| GenerateError::Threads {
+        threads: opts.threads.unwrap_or(0),
+        source,
+    })?;
     let mut out = Vec::new();
     for key in plan {
         let reports = pool.install(|| build_pair(dir, board, key, opts))?;

@@ -11,15 +11,19 @@ use crate::board::Board;
 use crate::index::Signature;
 use crate::position::Position;
 use crate::probe::{MoveOutcome, ProbeError, Tablebase};
-use crate::retro::{Options, GenerateError, TableReport, generate, peak_rss};
+use crate::retro::{GenerateError, Options, TableReport, generate, peak_rss};
 use crate::value::Outcome;
 
+/// Why `solve` could not solve a position.
 #[derive(Debug, Error)]
 pub enum SolveError {
+    /// Building or finding the tables failed.
     #[error(transparent)]
     Generate(#[from] GenerateError),
+    /// Probing the tables failed.
     #[error(transparent)]
     Probe(#[from] ProbeError),
+    /// The position is over: the named side has no stones.
     #[error("the position is over: {0} has no stones")]
     NoStones(&'static str),
 }
@@ -42,24 +46,37 @@ pub fn published(board: &Board) -> Option<&'static str> {
 pub struct SearchResult {
     /// `None` when the search met its horizon before proving a value.
     pub outcome: Option<Outcome>,
+    /// Positions the search expanded (table probes, finished games and repetitions
+    /// not counted).
     pub nodes: u64,
 }
 
 /// A solved position with everything the report needs.
+#[derive(Debug)]
 pub struct Solution {
+    /// The board.
     pub board: &'static Board,
+    /// The position solved.
     pub position: Position,
+    /// Its material.
     pub signature: Signature,
+    /// Its value and depth for the side to move, from the tables.
     pub outcome: Outcome,
     /// Every legal move, best first, with its outcome for the mover.
     pub moves: Vec<MoveOutcome>,
+    /// The principal line; empty for a draw.
     pub line: Vec<MoveOutcome>,
+    /// One report per table built or found.
     pub tables: Vec<TableReport>,
     /// Placements in every table built or found (no symmetry reduction).
     pub positions: u64,
+    /// Size of those tables' files, in bytes.
     pub disk_bytes: u64,
+    /// Wall time of building or finding the tables, in seconds.
     pub seconds: f64,
+    /// Peak resident memory of the process in bytes; `None` where /proc does not tell.
     pub peak_rss: Option<u64>,
+    /// The independent search's verdict, to compare with `outcome`.
     pub search: SearchResult,
 }
 

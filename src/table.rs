@@ -93,25 +93,52 @@ pub enum TableError {
     /// The file cannot be read.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The underlying error.
         source: std::io::Error,
     },
+    /// The file does not start with the table magic bytes.
     #[error("{path}: not a fanotb table (bad magic bytes)")]
-    NotATable { path: PathBuf },
+    NotATable {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is a table of a format version this build does not read.
     #[error("{path}: table format version {found}, this fanotb reads version {VERSION}")]
-    Version { path: PathBuf, found: u32 },
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// The version in the file.
+        found: u32,
+    },
+    /// The file's length is not the one its header and block directory give.
     #[error("{path}: truncated or extended: {found} bytes, the header says {expected}")]
     Size {
+        /// The file.
         path: PathBuf,
+        /// Length it should have, in bytes (a lower bound when the header or the
+        /// directory itself is cut short).
         expected: u64,
+        /// Length it has, in bytes.
         found: u64,
     },
+    /// A checksum fails, or the header, directory or a block is malformed.
     #[error("{path}: corrupted: {what}")]
-    Corrupt { path: PathBuf, what: String },
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, in a few words.
+        what: String,
+    },
+    /// The file holds another signature or board than the one asked for.
     #[error("{path}: holds {found}, expected {expected}")]
     Mismatch {
+        /// The file.
         path: PathBuf,
+        /// The table asked for, such as `3v2 on 9x5`.
         expected: String,
+        /// The table the header names.
         found: String,
     },
 }
@@ -121,21 +148,32 @@ pub enum TableError {
 pub struct Stats {
     /// Placements counted without symmetry reduction.
     pub placements: u64,
+    /// Placements won for the side to move.
     pub wins: u64,
+    /// Placements drawn.
     pub draws: u64,
+    /// Placements lost for the side to move.
     pub losses: u64,
+    /// Depth of the longest win, in plies (0 when there is no win).
     pub max_win_depth: u32,
     /// An entry with the longest win (meaningful when `wins > 0`).
     pub longest_win: u64,
 }
 
+/// The fixed-size header of a table file (docs/FORMAT.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// Columns of the board.
     pub width: u8,
+    /// Rows of the board.
     pub height: u8,
+    /// The table's signature.
     pub sig: Signature,
+    /// Entries stored (symmetry-reduced).
     pub entries: u64,
+    /// Entries per block of each stream.
     pub block_entries: u32,
+    /// The summary figures.
     pub stats: Stats,
 }
 
@@ -221,7 +259,11 @@ pub(crate) struct Table {
 impl Table {
     /// Opens the table `sig` of `board` in `dir`; a file that is not there is
     /// `TableError::Missing`.
-    pub(crate) fn open(dir: &Path, board: &'static Board, sig: Signature) -> Result<Table, TableError> {
+    pub(crate) fn open(
+        dir: &Path,
+        board: &'static Board,
+        sig: Signature,
+    ) -> Result<Table, TableError> {
         let file = match TableFile::open(&table_path(dir, board, sig), board, sig) {
             Err(TableError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 return Err(TableError::Missing {
@@ -278,10 +320,12 @@ pub fn set_entry(
     let mut codes = file.read_all()?;
     let stats = file.header().stats;
     drop(file);
-    let cell = codes.get_mut(index as usize).ok_or_else(|| TableError::Corrupt {
-        path: path.into(),
-        what: format!("no entry {index}"),
-    })?;
+    let cell = codes
+        .get_mut(index as usize)
+        .ok_or_else(|| TableError::Corrupt {
+            path: path.into(),
+            what: format!("no entry {index}"),
+        })?;
     *cell = outcome_code(outcome);
     write_table(path, board, sig, &codes, stats)
 }
@@ -515,12 +559,15 @@ impl TableFile {
         })
     }
 
+    /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
     }
+    /// The file's header.
     pub fn header(&self) -> &Header {
         &self.header
     }
+    /// The file's size in bytes.
     pub fn file_size(&self) -> u64 {
         self.map.len() as u64
     }

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
@@ -23,16 +23,19 @@ use crate::value::Outcome;
 /// The result of verifying one table.
 #[derive(Clone, Debug)]
 pub struct VerifyReport {
+    /// The table's board.
     pub board: &'static Board,
+    /// Its signature.
     pub sig: Signature,
+    /// Its file.
     pub path: PathBuf,
+    /// Entries re-derived: every entry, or the sample taken.
     pub entries: u64,
     /// Entries whose stored code differs from the one re-derived.
     pub mismatches: u64,
     /// The first few mismatches, described.
     pub examples: Vec<String>,
 }
-
 
 /// Verifies the tables in `tb`'s directory (those of `only`'s signatures, or all when
 /// it is empty): checksums first, then consistency of every entry, or of `sample`

@@ -3,8 +3,8 @@
 use std::ffi::{CStr, CString, c_char, c_int};
 
 use fanotb::Board;
-use fanotb::ffi::*;
 use fanotb::Signature;
+use fanotb::ffi::*;
 use fanotb::{Options, generate};
 
 /// The tsivy tables up to 3 stones in a new directory, and its name for C.
@@ -190,7 +190,8 @@ fn c_abi_bitboards_value_only_root_largest_and_errors() {
         fanotb_close(tb);
 
         // A damaged table: its own code, not "missing".
-        let path = fanotb::internals::table_path(dir.path(), Board::tsivy(), "2v1".parse().unwrap());
+        let path =
+            fanotb::internals::table_path(dir.path(), Board::tsivy(), "2v1".parse().unwrap());
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
         let tb = fanotb_open(cdir.as_ptr());

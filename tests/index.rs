@@ -4,8 +4,8 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use fanotb::Board;
-use fanotb::internals::bits;
 use fanotb::Signature;
+use fanotb::internals::bits;
 use fanotb::internals::{Indexer, binom, rank_in, rank_set, unrank_in, unrank_set};
 use proptest::prelude::*;
 

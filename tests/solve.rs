@@ -1,11 +1,11 @@
 //! Whole-board solutions of the small boards that solve in seconds, against the
 //! published results (Schadd et al. 2007: White wins 3x3, 3x5 and 5x3).
 
+use fanotb::Options;
 use fanotb::Outcome;
 use fanotb::Tablebase;
-use fanotb::Options;
-use fanotb::{published, solve};
 use fanotb::{Board, Position};
+use fanotb::{published, solve};
 
 fn win(d: u32) -> Outcome {
     Outcome::Win(d)

@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use common::naive::{self, Value};
 use fanotb::Signature;
-use fanotb::internals::binom;
 use fanotb::Tablebase;
-use fanotb::{Options, generate};
+use fanotb::internals::binom;
 use fanotb::{Board, Color, Position};
+use fanotb::{Options, generate};
 
 /// White and black stone sets (bit y * w + x) of a base-3 code.
 fn sides(code: u32, n: usize) -> (u64, u64) {

@@ -1,0 +1,215 @@
+//! The `fanotb` command line: parses arguments, calls the library, prints its
+//! reports. One module per group of subcommands; each subcommand is one function
+//! that returns a report (`Serialize` for `--json`, `Display` for text).
+
+mod output;
+mod probe;
+mod progress;
+mod prove;
+mod rules;
+mod solve;
+mod tables;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use fanotb::{Board, Position, ProbeError, ProveError, TableError};
+
+use output::{Reported, emit, print};
+
+#[derive(Parser)]
+#[command(
+    name = "fanotb",
+    version,
+    about = "Perfect-play endgame tables and proofs for Fanorona",
+    after_help = "Examples:
+  fanotb generate --max-stones 4
+  fanotb probe \"9/9/B8/9/3WW3B w\"
+  fanotb prove dimy --max-table-stones 2"
+)]
+struct Cli {
+    /// Print the result as JSON on stdout; a failure too, as {"ok": false, "error": ...}.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show a board diagram of a position.
+    #[command(after_help = "Example: fanotb show start:5x3")]
+    Show(rules::ShowArgs),
+    /// List every legal move with the stones it takes and the resulting position.
+    #[command(after_help = "Example: fanotb moves \"9/9/3BB4/9/2W1B4 w\"")]
+    Moves(rules::MovesArgs),
+    /// Apply moves in notation and print the final position.
+    #[command(after_help = "Example: fanotb play start d2-e3A c3-d2A")]
+    Play(rules::PlayArgs),
+    /// Count leaf positions at a depth (moves reaching the same position count once).
+    #[command(after_help = "Example: fanotb perft start 3 --divide")]
+    Perft(rules::PerftArgs),
+    /// Build endgame tables (skips tables already complete; resumes after interruption).
+    #[command(
+        after_help = "Examples:\n  fanotb generate --max-stones 4\n  fanotb generate --board dimy --signature 3v2 --dir tables"
+    )]
+    Generate(tables::GenerateArgs),
+    /// Value, depth and every move's value of a position; `-` reads positions from stdin.
+    #[command(
+        after_help = "Examples:\n  fanotb probe \"9/9/B8/9/3WW3B w\"\n  fanotb probe - --json < positions.txt"
+    )]
+    Probe(probe::ProbeArgs),
+    /// The principal line to the end of the game.
+    #[command(after_help = "Example: fanotb line \"9/9/B8/9/3WW3B w\"")]
+    Line(probe::LineArgs),
+    /// Per-table statistics: placements, wins, draws, losses, longest win, size.
+    #[command(after_help = "Example: fanotb stats --dir tables")]
+    Stats(tables::StatsArgs),
+    /// Check tables: checksums, then re-derive every entry from its successors.
+    #[command(
+        after_help = "Examples:\n  fanotb verify\n  fanotb verify --signature 3v5 --sample 100000"
+    )]
+    Verify(tables::VerifyArgs),
+    /// Solve a whole small board from its start position (or --position).
+    #[command(after_help = "Examples:\n  fanotb solve 5x3\n  fanotb solve --all-small")]
+    Solve(solve::SolveArgs),
+    /// Prove the exact value of a board's start (or --position) by proof-number
+    /// search over tables of a few stones, and write a checkable certificate.
+    #[command(after_help = "Example: fanotb prove dimy --max-table-stones 2")]
+    Prove(prove::ProveArgs),
+    /// Check a proof certificate from the rules and the tables, independently of the
+    /// search that wrote it.
+    #[command(after_help = "Example: fanotb check-proof tables/proofs/5x5-start.fnproof")]
+    CheckProof(prove::CheckProofArgs),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Example: fanotb completions bash > ~/.local/share/bash-completion/completions/fanotb"
+    )]
+    Completions {
+        /// bash, zsh, fish, elvish or powershell. Example: bash.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(clap::Args)]
+struct TablesArg {
+    /// Table directory. Example: /data/fanorona-tables.
+    #[arg(long, env = "FANOTB_TABLES", default_value = "tables")]
+    dir: PathBuf,
+}
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let json = cli.json;
+    match run(cli.command, json) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let msg = message(e.as_ref());
+            // A program asked for JSON: it gets the error as JSON too, unless the
+            // command's own JSON already said it.
+            if json && !e.is::<Reported>() {
+                emit(&(output::to_json(&serde_json::json!({"ok": false, "error": msg})) + "\n"));
+            }
+            eprintln!("error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cmd: Command, json: bool) -> Result<()> {
+    match cmd {
+        Command::Show(a) => print(&rules::show(a)?, json),
+        Command::Moves(a) => print(&rules::moves(a)?, json),
+        Command::Play(a) => print(&rules::play(a)?, json),
+        Command::Perft(a) => print(&rules::perft_command(a)?, json),
+        Command::Generate(a) => print(&tables::generate_command(a, json)?, json),
+        Command::Probe(a) if a.position == "-" => probe::probe_batch(&a.tables, json)?,
+        Command::Probe(a) => print(&probe::probe(a)?, json),
+        Command::Line(a) => print(&probe::line(a)?, json),
+        Command::Stats(a) => print(&tables::stats(a)?, json),
+        Command::Verify(a) => {
+            let report = tables::verify_command(a, json)?;
+            print(&report, json);
+            report.failure(json)?;
+        }
+        Command::Solve(a) => print(&solve::solve_command(a, json)?, json),
+        Command::Prove(a) => print(&prove::prove_command(a, json)?, json),
+        Command::CheckProof(a) => print(&prove::check_proof_command(a)?, json),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "fanotb", &mut out);
+            emit(&String::from_utf8_lossy(&out));
+        }
+    }
+    Ok(())
+}
+
+/// An error's message, with what the user can do about it.
+fn message(e: &(dyn std::error::Error + 'static)) -> String {
+    match hint(e) {
+        Some(hint) => format!("{e}: {hint}"),
+        None => e.to_string(),
+    }
+}
+
+/// What the user can do about an error, in terms of this command line.
+fn hint(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let table = e
+        .downcast_ref::<TableError>()
+        .or_else(|| match e.downcast_ref::<ProbeError>() {
+            Some(ProbeError::Table(t)) => Some(t),
+            _ => None,
+        })
+        .or_else(|| match e.downcast_ref::<fanotb::SolveError>() {
+            Some(fanotb::SolveError::Probe(ProbeError::Table(t))) => Some(t),
+            _ => None,
+        })
+        .or_else(|| match e.downcast_ref::<fanotb::CheckError>() {
+            Some(fanotb::CheckError::Probe(ProbeError::Table(t))) => Some(t),
+            _ => None,
+        });
+    if let Some(TableError::Missing { board, sig, dir }) = table {
+        return Some(format!(
+            "build it with `fanotb generate --board {} --signature {sig} --dir {}`",
+            board.size_name(),
+            dir.display()
+        ));
+    }
+    match e.downcast_ref::<ProveError>()? {
+        ProveError::TooFewStones(_) => Some("raise --max-table-stones".into()),
+        ProveError::TooManyStones { .. } => Some("lower --max-table-stones".into()),
+        ProveError::Undecided { checkpointed, .. } => Some(format!(
+            "raise --max-nodes, --max-entries or --max-table-stones{}",
+            if *checkpointed {
+                "; the same command resumes from the checkpoint"
+            } else {
+                ""
+            }
+        )),
+        _ => None,
+    }
+}
+
+/// The position a board name and an optional `--position` name: the board's start
+/// unless the text gives another position of that board.
+fn board_position(board: &str, position: Option<&str>) -> Result<Position> {
+    let b = Board::by_name(board)?;
+    let Some(text) = position else {
+        return Ok(Position::start(b));
+    };
+    let p = Position::parse_arg(text)?;
+    if p.board() != b {
+        return Err(format!(
+            "the position is on {}, not {}",
+            p.board().size_name(),
+            b.size_name()
+        )
+        .into());
+    }
+    Ok(p)
+}

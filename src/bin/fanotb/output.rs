@@ -1,0 +1,77 @@
+//! Printing: every command builds a report that serialises for `--json` and
+//! displays as text, so the two cannot drift apart.
+
+use std::fmt;
+use std::io::Write;
+
+use serde::Serialize;
+
+/// Writes to stdout; a closed pipe (`fanotb ... | head`) ends the program quietly
+/// instead of panicking.
+pub fn emit(s: &str) {
+    let mut o = std::io::stdout().lock();
+    if o.write_all(s.as_bytes()).and_then(|()| o.flush()).is_err() {
+        std::process::exit(0);
+    }
+}
+
+/// Prints a report: pretty JSON with `--json`, else its text.
+pub fn print<R: Serialize + fmt::Display>(report: &R, json: bool) {
+    if json {
+        emit(&(to_json(report) + "\n"));
+    } else {
+        emit(&report.to_string());
+    }
+}
+
+/// Prints one line of a streamed report: a JSON line with `--json`, else its text.
+pub fn print_line<R: Serialize + fmt::Display>(line: &R, json: bool) {
+    if json {
+        emit(&(serde_json::to_string(line).expect("reports serialise") + "\n"));
+    } else {
+        emit(&format!("{line}\n"));
+    }
+}
+
+pub fn to_json<R: Serialize>(report: &R) -> String {
+    serde_json::to_string_pretty(report).expect("reports serialise")
+}
+
+/// A failure whose `--json` report the command has already printed.
+#[derive(Debug)]
+pub struct Reported(pub String);
+
+impl fmt::Display for Reported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Reported {}
+
+/// The error of a command that failed after printing its own report: with `--json`
+/// that report already holds the error.
+pub fn failure(msg: String, json: bool) -> Box<dyn std::error::Error> {
+    if json {
+        Box::new(Reported(msg))
+    } else {
+        msg.into()
+    }
+}
+
+/// 1536 -> "1.5 KiB".
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
+}
+
+/// Serialises through `Display` (positions, signatures, boards as their text).
+pub fn as_text<T: fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
+}

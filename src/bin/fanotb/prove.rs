@@ -1,0 +1,314 @@
+//! Proofs: `prove` and `check-proof`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::Serialize;
+
+use fanotb::{
+    CheckpointPlan, Claim, Color, Limits, ProveOptions, Proved, check_proof, peak_rss, prove,
+};
+
+use crate::output::{human_bytes, print_line};
+use crate::progress::{SearchDisplay, table_observer};
+use crate::tables::TableLine;
+use crate::{Result, TablesArg, board_position};
+
+#[derive(Args)]
+pub struct ProveArgs {
+    /// Board: WxH (columns x rows), tsivy or dimy. Example: dimy.
+    pub board: String,
+    /// Prove this position of the board instead of the start. Example:
+    /// "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w".
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Positions with at most this many stones are table leaves (built on demand).
+    /// Example: 4.
+    #[arg(long, default_value_t = 6)]
+    pub max_table_stones: usize,
+    /// Certificate file (default: DIR/proofs/WxH-start.fnproof, or the position's
+    /// hash instead of `start`). Example: dimy.fnproof.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Threads for table builds; with two or more, the two searches run at once.
+    /// Example: 2.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Give up after this many search nodes (per search). Example: 10000000.
+    #[arg(long)]
+    pub max_nodes: Option<u64>,
+    /// Give up when a search's transposition table holds this many positions
+    /// (about 60 bytes each; the default keeps both searches near 12 GiB).
+    /// Example: 50000000.
+    #[arg(long, default_value_t = 100_000_000)]
+    pub max_entries: usize,
+    /// Save each search's table to FILE.white.ckpt / FILE.black.ckpt every
+    /// --checkpoint-minutes and when it stops undecided; the same command resumes.
+    /// Example: tsivy-k7.
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Minutes between checkpoints. Example: 30.
+    #[arg(long, default_value_t = 10.0)]
+    pub checkpoint_minutes: f64,
+    #[command(flatten)]
+    pub tables: TablesArg,
+}
+
+/// One proof of a certificate, with the search that produced it.
+#[derive(Serialize)]
+struct ProofLine {
+    side: String,
+    claim: &'static str,
+    positions: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nodes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seconds: Option<f64>,
+}
+
+impl ProofLine {
+    fn new(side: Color, claim: Claim, positions: usize) -> ProofLine {
+        ProofLine {
+            side: side.name().to_lowercase(),
+            claim: claim.name(),
+            positions,
+            nodes: None,
+            seconds: None,
+        }
+    }
+}
+
+impl fmt::Display for ProofLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut side = self.side.clone();
+        side[..1].make_ascii_uppercase();
+        write!(f, "  {side} {}: {} positions", self.claim, self.positions)?;
+        if let (Some(nodes), Some(secs)) = (self.nodes, self.seconds) {
+            write!(f, " ({nodes} search nodes, {secs:.1} s)")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Serialize)]
+struct TablesJson {
+    count: usize,
+    positions: u64,
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+pub struct ProveReport {
+    board: String,
+    position: String,
+    value: &'static str,
+    proofs: Vec<ProofLine>,
+    nodes: u64,
+    seconds: f64,
+    search_seconds: f64,
+    peak_rss: u64,
+    max_table_stones: u8,
+    tables: TablesJson,
+    certificate: String,
+    certificate_bytes: u64,
+    #[serde(skip)]
+    turn: Color,
+}
+
+impl ProveReport {
+    fn new(proved: &Proved, path: &Path, bytes: u64) -> ProveReport {
+        let c = &proved.certificate;
+        // A win proof comes from the search for that side's win, a "does not lose"
+        // proof from the search for the other side's.
+        let proofs = c
+            .parts
+            .iter()
+            .map(|part| {
+                let attacker = match part.claim {
+                    Claim::Win => part.side,
+                    Claim::NotLose => part.side.other(),
+                };
+                let search = proved.searches.iter().find(|s| s.attacker == attacker);
+                ProofLine {
+                    nodes: search.map(|s| s.nodes),
+                    seconds: search.map(|s| s.seconds),
+                    ..ProofLine::new(part.side, part.claim, part.entries.len())
+                }
+            })
+            .collect();
+        ProveReport {
+            board: c.root.board().size_name(),
+            position: c.root.to_string(),
+            value: c.value.name(),
+            proofs,
+            nodes: proved.searches.iter().map(|s| s.nodes).sum(),
+            seconds: proved.table_seconds + proved.search_seconds,
+            search_seconds: proved.search_seconds,
+            peak_rss: peak_rss().unwrap_or(0),
+            max_table_stones: c.max_table_stones,
+            tables: TablesJson {
+                count: c.tables.len(),
+                positions: proved.tables.iter().map(|r| r.stats.placements).sum(),
+                seconds: proved.table_seconds,
+            },
+            certificate: path.display().to_string(),
+            certificate_bytes: bytes,
+            turn: c.root.turn(),
+        }
+    }
+}
+
+impl fmt::Display for ProveReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} {}: {} for {} to move",
+            self.board,
+            self.position,
+            self.value,
+            self.turn.name()
+        )?;
+        for p in &self.proofs {
+            writeln!(f, "{p}")?;
+        }
+        writeln!(
+            f,
+            "tables: {} up to {} stones, {} positions, {:.1} s",
+            self.tables.count, self.max_table_stones, self.tables.positions, self.tables.seconds
+        )?;
+        writeln!(
+            f,
+            "search: {} nodes in {:.1} s ({:.0} nodes/s), peak {}",
+            self.nodes,
+            self.search_seconds,
+            self.nodes as f64 / self.search_seconds.max(1e-9),
+            human_bytes(self.peak_rss)
+        )?;
+        writeln!(
+            f,
+            "certificate: {} ({} bytes)",
+            self.certificate, self.certificate_bytes
+        )
+    }
+}
+
+pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
+    let pos = board_position(&a.board, a.position.as_deref())?;
+    let out = match a.out {
+        Some(p) => p,
+        None => {
+            let d = a.tables.dir.join("proofs");
+            std::fs::create_dir_all(&d)
+                .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+            let name = if a.position.is_none() {
+                "start".to_string()
+            } else {
+                format!(
+                    "{:016x}",
+                    xxhash_rust::xxh3::xxh3_64(pos.to_string().as_bytes())
+                )
+            };
+            d.join(format!("{}-{name}.fnproof", pos.board().size_name()))
+        }
+    };
+    let opts = ProveOptions {
+        max_table_stones: a.max_table_stones,
+        threads: a.threads,
+        limits: Limits {
+            max_nodes: a.max_nodes.unwrap_or(u64::MAX),
+            max_entries: a.max_entries,
+        },
+        checkpoint: a.checkpoint.map(|prefix| CheckpointPlan {
+            prefix,
+            every: std::time::Duration::from_secs_f64(a.checkpoint_minutes.max(0.0) * 60.0),
+        }),
+        table_observer: table_observer(json),
+    };
+    let display = SearchDisplay::new(json);
+    let proved = prove(
+        &a.tables.dir,
+        &pos,
+        &opts,
+        |r| {
+            if !json && !r.skipped {
+                print_line(&TableLine::from(r), false);
+            }
+        },
+        &|p| display.show(p),
+    );
+    display.finish();
+    let proved = proved?;
+    let bytes = proved.certificate.write(&out)?;
+    Ok(ProveReport::new(&proved, &out, bytes))
+}
+
+#[derive(Args)]
+pub struct CheckProofArgs {
+    /// The certificate. Example: tables/proofs/5x5-start.fnproof.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub tables: TablesArg,
+}
+
+#[derive(Serialize)]
+pub struct CheckReport {
+    certificate: String,
+    ok: bool,
+    board: String,
+    position: String,
+    value: &'static str,
+    max_table_stones: u8,
+    tables: usize,
+    proofs: Vec<ProofLine>,
+    positions: u64,
+    moves: u64,
+    seconds: f64,
+    #[serde(skip)]
+    turn: Color,
+}
+
+impl fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} {}: {} for {} to move (table leaves up to {} stones, {} tables matched by checksum)",
+            self.board,
+            self.position,
+            self.value,
+            self.turn.name(),
+            self.max_table_stones,
+            self.tables
+        )?;
+        for p in &self.proofs {
+            writeln!(f, "{p}")?;
+        }
+        writeln!(
+            f,
+            "ok: {} positions and {} moves checked in {:.2} s",
+            self.positions, self.moves, self.seconds
+        )
+    }
+}
+
+pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckReport> {
+    let r = check_proof(&a.file, &a.tables.dir)?;
+    Ok(CheckReport {
+        certificate: a.file.display().to_string(),
+        ok: true,
+        board: r.root.board().size_name(),
+        position: r.root.to_string(),
+        value: r.value.name(),
+        max_table_stones: r.max_table_stones,
+        tables: r.tables,
+        proofs: r
+            .parts
+            .iter()
+            .map(|&(side, claim, n)| ProofLine::new(side, claim, n))
+            .collect(),
+        positions: r.positions,
+        moves: r.moves,
+        seconds: r.seconds,
+        turn: r.root.turn(),
+    })
+}

@@ -1,0 +1,359 @@
+//! Building and inspecting tables: `generate`, `stats`, `verify`.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Serialize;
+
+use fanotb::{
+    Board, Options, Signature, TableInfo, TableReport, Tablebase, generate, peak_rss, verify,
+};
+
+use crate::output::{as_text, failure, human_bytes, print_line};
+use crate::progress::table_observer;
+use crate::{Result, TablesArg};
+
+/// One table built or found, as `generate`, `solve` and `prove` report it.
+#[derive(Serialize)]
+pub struct TableLine {
+    #[serde(serialize_with = "as_text")]
+    signature: Signature,
+    path: PathBuf,
+    positions: u64,
+    entries: u64,
+    seconds: f64,
+    bytes: u64,
+    skipped: bool,
+    peak_rss: Option<u64>,
+    memory_bound: u64,
+    #[serde(skip)]
+    wdl: [u64; 3],
+}
+
+impl From<&TableReport> for TableLine {
+    fn from(r: &TableReport) -> TableLine {
+        TableLine {
+            signature: r.sig,
+            path: r.path.clone(),
+            positions: r.stats.placements,
+            entries: r.entries,
+            seconds: r.seconds,
+            bytes: r.file_bytes,
+            skipped: r.skipped,
+            peak_rss: r.peak_rss,
+            memory_bound: r.memory_bound,
+            wdl: [r.stats.wins, r.stats.draws, r.stats.losses],
+        }
+    }
+}
+
+impl fmt::Display for TableLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.skipped {
+            return write!(
+                f,
+                "{:<6} {:>15} positions: already complete ({})",
+                self.signature.to_string(),
+                self.positions,
+                self.path.display()
+            );
+        }
+        write!(
+            f,
+            "{:<6} {:>15} positions {:>12} entries {:>8.2} s  peak {:>10} (bound {:>10})  {:>10} bytes  W {} D {} L {}",
+            self.signature.to_string(),
+            self.positions,
+            self.entries,
+            self.seconds,
+            human_bytes(self.peak_rss.unwrap_or(0)),
+            human_bytes(self.memory_bound),
+            self.bytes,
+            self.wdl[0],
+            self.wdl[1],
+            self.wdl[2]
+        )
+    }
+}
+
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// Board: tsivy (9x5), dimy (5x5) or WxH, columns x rows. Example: 5x3.
+    #[arg(long, default_value = "tsivy")]
+    pub board: String,
+    /// Every signature with up to this many stones. Example: 5.
+    #[arg(
+        long,
+        conflicts_with = "signature",
+        required_unless_present = "signature"
+    )]
+    pub max_stones: Option<usize>,
+    /// Named signatures, stones to move v stones not to move, with every table they
+    /// depend on. Example: 3v2 2v3.
+    #[arg(long, num_args = 1..)]
+    pub signature: Vec<Signature>,
+    /// Worker threads (default: every core). Example: 2.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub tables: TablesArg,
+}
+
+#[derive(Serialize)]
+pub struct GenerateReport {
+    board: String,
+    tables: Vec<TableLine>,
+    positions: u64,
+    bytes: u64,
+    seconds: f64,
+    peak_rss: u64,
+}
+
+impl fmt::Display for GenerateReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The tables were printed as they completed.
+        writeln!(
+            f,
+            "total: {} tables, {} positions, {:.1} s, peak {}, {} on disk",
+            self.tables.len(),
+            self.positions,
+            self.seconds,
+            human_bytes(self.peak_rss),
+            human_bytes(self.bytes)
+        )
+    }
+}
+
+pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
+    let board = Board::by_name(&a.board)?;
+    let targets = match a.max_stones {
+        Some(n) => Signature::all_up_to(n),
+        None => a.signature,
+    };
+    let opts = Options {
+        threads: a.threads,
+        observer: table_observer(json),
+    };
+    let start = std::time::Instant::now();
+    let reports = generate(&a.tables.dir, board, &targets, &opts, |r| {
+        if !json {
+            print_line(&TableLine::from(r), false);
+        }
+    })?;
+    Ok(GenerateReport {
+        board: board.size_name(),
+        positions: reports.iter().map(|r| r.stats.placements).sum(),
+        bytes: reports.iter().map(|r| r.file_bytes).sum(),
+        tables: reports.iter().map(TableLine::from).collect(),
+        seconds: start.elapsed().as_secs_f64(),
+        peak_rss: peak_rss().unwrap_or(0),
+    })
+}
+
+#[derive(Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub tables: TablesArg,
+}
+
+#[derive(Serialize)]
+struct StatsRow {
+    board: String,
+    #[serde(serialize_with = "as_text")]
+    signature: Signature,
+    positions: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    longest_win: Option<u32>,
+    longest_win_position: Option<String>,
+    bytes: u64,
+    bits_per_position: f64,
+}
+
+#[derive(Serialize)]
+struct StatsTotal {
+    positions: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    bytes: u64,
+}
+
+#[derive(Serialize)]
+pub struct StatsReport {
+    tables: Vec<StatsRow>,
+    total: StatsTotal,
+}
+
+fn bits_per_position(bytes: u64, positions: u64) -> f64 {
+    bytes as f64 * 8.0 / positions.max(1) as f64
+}
+
+impl From<&TableInfo> for StatsRow {
+    fn from(t: &TableInfo) -> StatsRow {
+        let st = t.stats;
+        StatsRow {
+            board: t.board.size_name(),
+            signature: t.signature,
+            positions: st.placements,
+            wins: st.wins,
+            draws: st.draws,
+            losses: st.losses,
+            longest_win: (st.wins > 0).then_some(st.max_win_depth),
+            longest_win_position: t.longest_win.map(|p| p.to_string()),
+            bytes: t.bytes,
+            bits_per_position: bits_per_position(t.bytes, st.placements),
+        }
+    }
+}
+
+impl fmt::Display for StatsReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6}  longest win position",
+            "board", "table", "positions", "wins", "draws", "losses", "win", "bytes", "bits"
+        )?;
+        for r in &self.tables {
+            writeln!(
+                f,
+                "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6.3}  {}",
+                r.board,
+                r.signature.to_string(),
+                r.positions,
+                r.wins,
+                r.draws,
+                r.losses,
+                r.longest_win.map_or("-".into(), |d| d.to_string()),
+                r.bytes,
+                r.bits_per_position,
+                r.longest_win_position.as_deref().unwrap_or("-")
+            )?;
+        }
+        let t = &self.total;
+        writeln!(
+            f,
+            "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6.3}",
+            "total",
+            self.tables.len(),
+            t.positions,
+            t.wins,
+            t.draws,
+            t.losses,
+            "",
+            t.bytes,
+            bits_per_position(t.bytes, t.positions)
+        )
+    }
+}
+
+pub fn stats(a: StatsArgs) -> Result<StatsReport> {
+    let tables: Vec<StatsRow> = Tablebase::open(&a.tables.dir)?
+        .tables()?
+        .iter()
+        .map(StatsRow::from)
+        .collect();
+    let sum = |f: fn(&StatsRow) -> u64| tables.iter().map(f).sum::<u64>();
+    let total = StatsTotal {
+        positions: sum(|r| r.positions),
+        wins: sum(|r| r.wins),
+        draws: sum(|r| r.draws),
+        losses: sum(|r| r.losses),
+        bytes: sum(|r| r.bytes),
+    };
+    Ok(StatsReport { tables, total })
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// Only these signatures (default: every table in the directory). Example: 2v2.
+    #[arg(long, num_args = 1..)]
+    pub signature: Vec<Signature>,
+    /// Re-derive this many entries per table, chosen by a hash, through the probe
+    /// API, decoding no table: for tables too large to check whole. Example: 100000.
+    #[arg(long)]
+    pub sample: Option<u64>,
+    #[command(flatten)]
+    pub tables: TablesArg,
+}
+
+#[derive(Serialize)]
+struct VerifyLine {
+    board: String,
+    #[serde(serialize_with = "as_text")]
+    signature: Signature,
+    entries: u64,
+    mismatches: u64,
+    examples: Vec<String>,
+    #[serde(skip)]
+    sampled: bool,
+}
+
+impl fmt::Display for VerifyLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}: {} entries {}, checksums ok, {} inconsistent",
+            self.board,
+            self.signature,
+            self.entries,
+            if self.sampled { "sampled" } else { "checked" },
+            self.mismatches
+        )?;
+        for e in &self.examples {
+            write!(f, "\n  {e}")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Serialize)]
+pub struct VerifyReport {
+    tables: Vec<VerifyLine>,
+    ok: bool,
+    error: Option<String>,
+}
+
+impl fmt::Display for VerifyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Each table was printed as it was checked.
+        match &self.error {
+            None => writeln!(f, "all {} tables verified", self.tables.len()),
+            Some(_) => Ok(()),
+        }
+    }
+}
+
+impl VerifyReport {
+    /// The failure to report after printing, if any entry is inconsistent.
+    pub fn failure(&self, json: bool) -> Result<()> {
+        match &self.error {
+            Some(e) => Err(failure(e.clone(), json)),
+            None => Ok(()),
+        }
+    }
+}
+
+pub fn verify_command(a: VerifyArgs, json: bool) -> Result<VerifyReport> {
+    let tb = Tablebase::open(&a.tables.dir)?;
+    let line = |r: &fanotb::VerifyReport| VerifyLine {
+        board: r.board.size_name(),
+        signature: r.sig,
+        entries: r.entries,
+        mismatches: r.mismatches,
+        examples: r.examples.clone(),
+        sampled: a.sample.is_some(),
+    };
+    let reports = verify(&tb, &a.signature, a.sample, |r| {
+        if !json {
+            print_line(&line(r), false);
+        }
+    })?;
+    let bad: u64 = reports.iter().map(|r| r.mismatches).sum();
+    Ok(VerifyReport {
+        tables: reports.iter().map(line).collect(),
+        ok: bad == 0,
+        error: (bad > 0).then(|| format!("{bad} inconsistent entries")),
+    })
+}
