@@ -479,170 +479,222 @@ fn solve_pair(
 ) -> Result<(Vec<Solved>, u64), GenerateError> {
     let sigs = members(key);
     let deps = load_deps(dir, board, &sigs)?;
-    let sides: Vec<Indexer> = sigs.iter().map(|&s| Indexer::new(board, s)).collect();
-    let bound = memory_bound(&sides, deps.values());
-    // The table a paika from side t leads to.
-    let other = |t: usize| if sides.len() == 1 { 0 } else { 1 - t };
-    let states: Vec<Vec<AtomicU16>> = sides
-        .iter()
-        .map(|s| (0..s.size()).map(|_| AtomicU16::new(0)).collect())
-        .collect();
-    // Per chunk of entries, the depths decided in it (bit min(depth, 63)), so a level
-    // visits only the chunks that hold entries of that depth.
-    let marks: Vec<Vec<AtomicU64>> = sides
-        .iter()
-        .map(|s| {
-            (0..s.size().div_ceil(CHUNK as u64))
-                .map(|_| AtomicU64::new(0))
-                .collect()
-        })
-        .collect();
+    let pair = Pair::new(board, &sigs);
+    let bound = memory_bound(&pair.sides, deps.values());
+    let max_init = pair.initialise(&deps, opts);
+    pair.propagate(key, max_init, opts)?;
+    Ok((pair.finish(), bound))
+}
 
-    // Stage 1: captures, immediate losses, counters.
-    let max_init = AtomicU64::new(0);
-    for (t, side) in sides.iter().enumerate() {
-        let bar = Stage::new(opts, side.signature().to_string(), side.size());
-        bar.message("captures/counters".into());
-        let next = &sides[other(t)];
-        let sig = side.signature();
-        let side_deps: Vec<Option<&Decoded>> = (0..=sig.them)
-            .map(|left| deps.get(&Signature::new(left, sig.us)))
+/// The working state of a signature pair: one code per entry of each side, and per
+/// chunk of entries the depths decided in it (bit min(depth, 63)), so that a level
+/// visits only the chunks that hold entries of that depth.
+struct Pair {
+    board: &'static Board,
+    sides: Vec<Indexer>,
+    states: Vec<Vec<AtomicU16>>,
+    marks: Vec<Vec<AtomicU64>>,
+}
+
+impl Pair {
+    fn new(board: &'static Board, sigs: &[Signature]) -> Pair {
+        let sides: Vec<Indexer> = sigs.iter().map(|&s| Indexer::new(board, s)).collect();
+        let states = sides
+            .iter()
+            .map(|s| (0..s.size()).map(|_| AtomicU16::new(0)).collect())
             .collect();
-        states[t].par_chunks(CHUNK).enumerate().for_each_init(
-            || (Vec::new(), CaptureBatch::new()),
-            |(succ, batch), (c, chunk)| {
-                let first = (c * CHUNK) as u64;
-                let mut local_max = 0;
-                let mut mask = 0u64;
-                let mut decided = |cell: usize, code: u16| {
-                    if code & UNDECIDED == 0 {
-                        mask |= depth_bit(code);
-                        local_max = local_max.max(code);
-                    }
-                    chunk[cell].store(code, Relaxed);
-                };
-                // Only classes with a symmetric stone set hold redundant entries.
-                let mut class = (u64::MAX, false);
-                side.walk(first, chunk.len() as u64, |index, us, them| {
-                    let cell = (index - first) as usize;
-                    let c = index / side.per_class();
-                    if class.0 != c {
-                        class = (c, side.class_is_symmetric(c));
-                    }
-                    if class.1 && side.index(us, them) != index {
-                        chunk[cell].store(REDUNDANT, Relaxed);
-                    } else if capturers(board, us, them) != 0 {
-                        if let Some(code) = batch.push(board, (us, them), cell, &side_deps) {
-                            decided(cell, code);
-                        } else if batch.full() {
-                            batch.flush(&mut decided);
+        let marks = sides
+            .iter()
+            .map(|s| {
+                (0..s.size().div_ceil(CHUNK as u64))
+                    .map(|_| AtomicU64::new(0))
+                    .collect()
+            })
+            .collect();
+        Pair {
+            board,
+            sides,
+            states,
+            marks,
+        }
+    }
+
+    /// The side a paika from side `t` leads to.
+    fn other(&self, t: usize) -> usize {
+        if self.sides.len() == 1 { 0 } else { 1 - t }
+    }
+
+    /// Stage 1: values every capture position from the smaller tables, every
+    /// position with no move as lost in 0, and gives the others their counters.
+    /// Returns the largest code decided.
+    fn initialise(&self, deps: &HashMap<Signature, Decoded>, opts: &Options) -> u16 {
+        let board = self.board;
+        let max_init = AtomicU64::new(0);
+        for (t, side) in self.sides.iter().enumerate() {
+            let bar = Stage::new(opts, side.signature().to_string(), side.size());
+            bar.message("captures/counters".into());
+            let next = &self.sides[self.other(t)];
+            let sig = side.signature();
+            let side_deps: Vec<Option<&Decoded>> = (0..=sig.them)
+                .map(|left| deps.get(&Signature::new(left, sig.us)))
+                .collect();
+            self.states[t].par_chunks(CHUNK).enumerate().for_each_init(
+                || (Vec::new(), CaptureBatch::new()),
+                |(succ, batch), (c, chunk)| {
+                    let first = (c * CHUNK) as u64;
+                    let mut local_max = 0;
+                    let mut mask = 0u64;
+                    let mut decided = |cell: usize, code: u16| {
+                        if code & UNDECIDED == 0 {
+                            mask |= depth_bit(code);
+                            local_max = local_max.max(code);
                         }
-                    } else {
-                        succ.clear();
-                        // Every successor has `them` to move: canonicalise that once.
-                        let fixed = next.with_us(them);
-                        for_each_paika(board, us, them, |u, _, _| succ.push(fixed.index(u)));
-                        succ.sort_unstable();
-                        succ.dedup();
-                        decided(
-                            cell,
-                            if succ.is_empty() {
-                                1 // stones but no move: lost in 0
-                            } else {
-                                UNDECIDED | succ.len() as u16
-                            },
-                        );
+                        chunk[cell].store(code, Relaxed);
+                    };
+                    // Only classes with a symmetric stone set hold redundant entries.
+                    let mut class = (u64::MAX, false);
+                    side.walk(first, chunk.len() as u64, |index, us, them| {
+                        let cell = (index - first) as usize;
+                        let c = index / side.per_class();
+                        if class.0 != c {
+                            class = (c, side.class_is_symmetric(c));
+                        }
+                        if class.1 && side.index(us, them) != index {
+                            chunk[cell].store(REDUNDANT, Relaxed);
+                        } else if capturers(board, us, them) != 0 {
+                            if let Some(code) = batch.push(board, (us, them), cell, &side_deps) {
+                                decided(cell, code);
+                            } else if batch.full() {
+                                batch.flush(&mut decided);
+                            }
+                        } else {
+                            succ.clear();
+                            // Every successor has `them` to move: canonicalise that once.
+                            let fixed = next.with_us(them);
+                            for_each_paika(board, us, them, |u, _, _| succ.push(fixed.index(u)));
+                            succ.sort_unstable();
+                            succ.dedup();
+                            decided(
+                                cell,
+                                if succ.is_empty() {
+                                    1 // stones but no move: lost in 0
+                                } else {
+                                    UNDECIDED | succ.len() as u16
+                                },
+                            );
+                        }
+                    });
+                    batch.flush(&mut decided);
+                    self.marks[t][c].store(mask, Relaxed);
+                    max_init.fetch_max(local_max as u64, Relaxed);
+                    bar.inc(chunk.len() as u64);
+                },
+            );
+            bar.finish();
+        }
+        max_init.load(Relaxed) as u16
+    }
+
+    /// Stage 2: depth-ordered propagation over paika un-moves, until a level
+    /// decides nothing and every code set by stage 1 has been passed.
+    fn propagate(
+        &self,
+        key: Signature,
+        max_init: u16,
+        opts: &Options,
+    ) -> Result<(), GenerateError> {
+        let mut level: u16 = 0;
+        let total: u64 = self.sides.iter().map(Indexer::size).sum();
+        let bar = Stage::new(opts, format!("{key} pair"), total);
+        loop {
+            let code = level + 1;
+            if code >= REDUNDANT - 1 {
+                return Err(GenerateError::DepthOverflow(key));
+            }
+            bar.message(format!("depth {level}"));
+            let mut any = false;
+            for t in 0..self.sides.len() {
+                any |= self.propagate_level(t, level, &bar);
+            }
+            if !any && level >= max_init {
+                break;
+            }
+            level += 1;
+        }
+        bar.finish();
+        Ok(())
+    }
+
+    /// Un-moves every entry of side `t` decided at depth `level` and notifies its
+    /// predecessors. Returns whether there was any.
+    fn propagate_level(&self, t: usize, level: u16, bar: &Stage) -> bool {
+        let (board, side) = (self.board, &self.sides[t]);
+        let o = self.other(t);
+        let (prev, prev_states, prev_marks) = (&self.sides[o], &self.states[o], &self.marks[o]);
+        let code = level + 1;
+        let bit = depth_bit(code);
+        let any = AtomicBool::new(false);
+        self.states[t].par_chunks(CHUNK).enumerate().for_each_init(
+            Vec::new,
+            |preds, (c, chunk)| {
+                if self.marks[t][c].load(Relaxed) & bit == 0 {
+                    bar.inc(chunk.len() as u64);
+                    return;
+                }
+                let first = (c * CHUNK) as u64;
+                for (i, cell) in chunk.iter().enumerate() {
+                    if cell.load(Relaxed) != code {
+                        continue;
                     }
-                });
-                batch.flush(&mut decided);
-                marks[t][c].store(mask, Relaxed);
-                max_init.fetch_max(local_max as u64, Relaxed);
+                    any.store(true, Relaxed);
+                    let (us, them) = side.unrank(first + i as u64);
+                    unmoves(board, us, them, prev, preds);
+                    let lost = level.is_multiple_of(2);
+                    for &q in preds.iter() {
+                        if notify(&prev_states[q as usize], lost, code + 1) {
+                            prev_marks[q as usize / CHUNK].fetch_or(depth_bit(code + 1), Relaxed);
+                        }
+                    }
+                }
                 bar.inc(chunk.len() as u64);
             },
         );
-        bar.finish();
+        any.into_inner()
     }
 
-    // Stage 2: depth-ordered propagation over paika un-moves.
-    let max_init = max_init.load(Relaxed) as u16;
-    let mut level: u16 = 0;
-    let total: u64 = sides.iter().map(Indexer::size).sum();
-    let bar = Stage::new(opts, format!("{key} pair"), total);
-    loop {
-        let code = level + 1;
-        if code >= REDUNDANT - 1 {
-            return Err(GenerateError::DepthOverflow(key));
-        }
-        bar.message(format!("depth {level}"));
-        let any = AtomicBool::new(false);
-        for (t, side) in sides.iter().enumerate() {
-            let prev = &sides[other(t)];
-            let (prev_states, prev_marks) = (&states[other(t)], &marks[other(t)]);
-            let bit = depth_bit(code);
-            states[t]
-                .par_chunks(CHUNK)
+    /// Stage 3: what is still undecided is a draw; redundant entries take their
+    /// canonical twin's code; each side's statistics.
+    fn finish(self) -> Vec<Solved> {
+        let mut out = Vec::new();
+        for (side, state) in self.sides.into_iter().zip(self.states) {
+            let mut codes: Vec<u16> = state
+                .into_iter()
+                .map(|c| {
+                    let c = c.into_inner();
+                    if c & UNDECIDED != 0 { 0 } else { c }
+                })
+                .collect();
+            // A redundant entry's canonical twin is in the same class with a smaller
+            // rank, so one pass per class, in order, fills it in place.
+            let per_class = side.per_class() as usize;
+            codes
+                .par_chunks_mut(per_class)
                 .enumerate()
-                .for_each_init(Vec::new, |preds, (c, chunk)| {
-                    if marks[t][c].load(Relaxed) & bit == 0 {
-                        bar.inc(chunk.len() as u64);
-                        return;
-                    }
-                    let first = (c * CHUNK) as u64;
-                    for (i, cell) in chunk.iter().enumerate() {
-                        if cell.load(Relaxed) != code {
-                            continue;
-                        }
-                        any.store(true, Relaxed);
-                        let (us, them) = side.unrank(first + i as u64);
-                        unmoves(board, us, them, prev, preds);
-                        let lost = level.is_multiple_of(2);
-                        for &q in preds.iter() {
-                            if notify(&prev_states[q as usize], lost, code + 1) {
-                                prev_marks[q as usize / CHUNK]
-                                    .fetch_or(depth_bit(code + 1), Relaxed);
-                            }
+                .filter(|(class, _)| side.class_is_symmetric(*class as u64))
+                .for_each(|(class, chunk)| {
+                    let first = (class * per_class) as u64;
+                    for i in 0..chunk.len() {
+                        if chunk[i] == REDUNDANT {
+                            let (us, them) = side.unrank(first + i as u64);
+                            chunk[i] = chunk[(side.index(us, them) - first) as usize];
                         }
                     }
-                    bar.inc(chunk.len() as u64);
                 });
+            let stats = table_stats(&side, &codes);
+            out.push((side, codes, stats));
         }
-        if !any.load(Relaxed) && level >= max_init {
-            break;
-        }
-        level += 1;
+        out
     }
-    bar.finish();
-
-    // Stage 3: draws, redundant entries, statistics.
-    let mut out = Vec::new();
-    for (side, state) in sides.into_iter().zip(states) {
-        let mut codes: Vec<u16> = state
-            .into_iter()
-            .map(|c| {
-                let c = c.into_inner();
-                if c & UNDECIDED != 0 { 0 } else { c }
-            })
-            .collect();
-        // A redundant entry's canonical twin is in the same class with a smaller
-        // rank, so one pass per class, in order, fills it in place.
-        let per_class = side.per_class() as usize;
-        codes
-            .par_chunks_mut(per_class)
-            .enumerate()
-            .filter(|(class, _)| side.class_is_symmetric(*class as u64))
-            .for_each(|(class, chunk)| {
-                let first = (class * per_class) as u64;
-                for i in 0..chunk.len() {
-                    if chunk[i] == REDUNDANT {
-                        let (us, them) = side.unrank(first + i as u64);
-                        chunk[i] = chunk[(side.index(us, them) - first) as usize];
-                    }
-                }
-            });
-        let stats = table_stats(&side, &codes);
-        out.push((side, codes, stats));
-    }
-    Ok((out, bound))
 }
 
 /// The most working memory building a pair takes, by construction: while solving,
