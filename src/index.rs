@@ -179,6 +179,9 @@ fn next_colex(x: u64) -> u64 {
 #[error("bad signature `{0}`: expected NvM with N, M >= 1, such as 3v5")]
 pub struct SignatureError(pub String);
 
+/// The largest table `generate` takes on, in placements.
+pub(crate) const MAX_PLACEMENTS: u64 = 1_000_000_000_000;
+
 /// Material: the side to move has `us` stones, the other side `them`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Signature {
@@ -208,7 +211,21 @@ impl Signature {
     /// Every placement with the `us` side to move, without symmetry reduction.
     pub fn placements(self, board: &Board) -> u64 {
         let n = board.points();
-        binom(n, self.us as usize) * binom(n - self.us as usize, self.them as usize)
+        // 0 for a signature that does not fit; saturated where it overflows.
+        binom(n, self.us as usize).saturating_mul(binom(
+            n.saturating_sub(self.us as usize),
+            self.them as usize,
+        ))
+    }
+    /// Whether `generate` builds this table on `board`: it fits the board and has at
+    /// most 10^12 placements (working memory is about half a byte per placement),
+    /// and its class numbers fit 32 bits.
+    pub fn buildable(self, board: &Board) -> bool {
+        self.us >= 1
+            && self.them >= 1
+            && self.stones() <= board.points()
+            && self.placements(board) <= MAX_PLACEMENTS
+            && binom(board.points(), self.us as usize) <= u32::MAX as u64
     }
     /// Every signature with 2..=max stones, each side at least one, fewest stones first.
     pub fn all_up_to(max: usize) -> Vec<Signature> {

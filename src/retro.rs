@@ -23,10 +23,10 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::board::Board;
-use crate::index::{Indexer, Signature, binom};
+use crate::index::{Indexer, Signature};
 use crate::movegen::{capture_results, capturers, for_each_paika, has_capture};
 use crate::table::{
-    Decoded, Stats, Table, TableError, TableFile, code_depth, code_wdl, table_path, write_table,
+    Decoded, Stats, Table, TableError, TableFile, code_wdl, table_path, write_table,
 };
 use crate::value::Wdl;
 
@@ -34,9 +34,6 @@ use crate::value::Wdl;
 const UNDECIDED: u16 = 0x8000;
 /// An entry that is an image of a smaller canonical entry.
 const REDUNDANT: u16 = 0x7fff;
-/// The largest table `generate` takes on: working memory is about half a byte per
-/// position.
-const MAX_PLACEMENTS: u64 = 1_000_000_000_000;
 /// Entries per unit of parallel work.
 const CHUNK: usize = 1 << 14;
 
@@ -77,6 +74,14 @@ pub enum GenerateError {
     /// smaller-first signature.
     #[error("depth overflow in {0}: a depth above 32765 plies")]
     DepthOverflow(Signature),
+    /// More worker threads than the machine has cores, or none.
+    #[error("{asked} worker threads asked for: this machine has {cores} cores")]
+    ThreadCount {
+        /// Threads asked for.
+        asked: usize,
+        /// Cores available to this process.
+        cores: usize,
+    },
     /// The worker thread pool could not be started.
     #[error("cannot start {threads} worker threads")]
     Threads {
@@ -212,16 +217,17 @@ pub fn generate(
     }
     let plan = build_plan(targets);
     for sig in plan.iter().flat_map(|&key| members(key)) {
-        // Class numbers are 32-bit and a table lives in memory while it is built.
-        if binom(board.points(), sig.us as usize) > u32::MAX as u64
-            || sig.placements(board) > MAX_PLACEMENTS
-        {
+        if !sig.buildable(board) {
             return Err(GenerateError::TooLarge {
                 sig,
                 placements: sig.placements(board),
                 board: board.size_name(),
             });
         }
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(asked) = opts.threads.filter(|&n| n == 0 || n > cores) {
+        return Err(GenerateError::ThreadCount { asked, cores });
     }
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = opts.threads {
@@ -690,7 +696,7 @@ impl Pair {
                         }
                     }
                 });
-            let stats = table_stats(&side, &codes);
+            let stats = Stats::count(&side, &codes);
             out.push((side, codes, stats));
         }
         out
@@ -753,50 +759,6 @@ fn notify(cell: &AtomicU16, successor_lost: bool, code: u16) -> bool {
 #[inline]
 fn depth_bit(code: u16) -> u64 {
     1 << (code - 1).min(63)
-}
-
-/// Counts over every placement (each entry weighted by its symmetry orbit).
-fn table_stats(side: &Indexer, codes: &[u16]) -> Stats {
-    let per_class = side.per_class() as usize;
-    let classes: Vec<Stats> = codes
-        .par_chunks(per_class)
-        .enumerate()
-        .map(|(class, chunk)| {
-            let mut s = Stats::default();
-            let first = (class * per_class) as u64;
-            let symmetric = side.class_is_symmetric(class as u64);
-            let full = side.board().symmetries().len() as u64;
-            for (i, &c) in chunk.iter().enumerate() {
-                let index = first + i as u64;
-                let w = if symmetric { side.weight(index) } else { full };
-                match code_wdl(c) {
-                    Wdl::Win => {
-                        s.wins += w;
-                        let d = code_depth(c).expect("a win has a depth");
-                        if w > 0 && (s.wins == w || d > s.max_win_depth) {
-                            s.max_win_depth = d;
-                            s.longest_win = index;
-                        }
-                    }
-                    Wdl::Draw => s.draws += w,
-                    Wdl::Loss => s.losses += w,
-                }
-            }
-            s
-        })
-        .collect();
-    let mut total = Stats::default();
-    for s in classes {
-        total.wins += s.wins;
-        total.draws += s.draws;
-        total.losses += s.losses;
-        if s.wins > 0 && (total.wins == s.wins || s.max_win_depth > total.max_win_depth) {
-            total.max_win_depth = s.max_win_depth;
-            total.longest_win = s.longest_win;
-        }
-    }
-    total.placements = total.wins + total.draws + total.losses;
-    total
 }
 
 #[cfg(test)]

@@ -90,6 +90,14 @@ pub enum TableError {
         /// The directory searched.
         dir: PathBuf,
     },
+    /// The name is not a regular file (a directory, a FIFO, a dangling link).
+    #[error("{path}: {what}")]
+    NotAFile {
+        /// The name.
+        path: PathBuf,
+        /// What it is instead.
+        what: &'static str,
+    },
     /// The file cannot be read.
     #[error("{path}: {source}")]
     Io {
@@ -160,6 +168,53 @@ pub struct Stats {
     pub longest_win: u64,
 }
 
+impl Stats {
+    /// Counts over every placement of a decoded table (each entry weighted by its
+    /// symmetry orbit).
+    pub(crate) fn count(side: &Indexer, codes: &[u16]) -> Stats {
+        let per_class = side.per_class() as usize;
+        let classes: Vec<Stats> = codes
+            .par_chunks(per_class)
+            .enumerate()
+            .map(|(class, chunk)| {
+                let mut s = Stats::default();
+                let first = (class * per_class) as u64;
+                let symmetric = side.class_is_symmetric(class as u64);
+                let full = side.board().symmetries().len() as u64;
+                for (i, &c) in chunk.iter().enumerate() {
+                    let index = first + i as u64;
+                    let w = if symmetric { side.weight(index) } else { full };
+                    match code_wdl(c) {
+                        Wdl::Win => {
+                            s.wins += w;
+                            let d = code_depth(c).expect("a win has a depth");
+                            if w > 0 && (s.wins == w || d > s.max_win_depth) {
+                                s.max_win_depth = d;
+                                s.longest_win = index;
+                            }
+                        }
+                        Wdl::Draw => s.draws += w,
+                        Wdl::Loss => s.losses += w,
+                    }
+                }
+                s
+            })
+            .collect();
+        let mut total = Stats::default();
+        for s in classes {
+            total.wins += s.wins;
+            total.draws += s.draws;
+            total.losses += s.losses;
+            if s.wins > 0 && (total.wins == s.wins || s.max_win_depth > total.max_win_depth) {
+                total.max_win_depth = s.max_win_depth;
+                total.longest_win = s.longest_win;
+            }
+        }
+        total.placements = total.wins + total.draws + total.losses;
+        total
+    }
+}
+
 /// The fixed-size header of a table file (docs/FORMAT.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -178,8 +233,47 @@ pub struct Header {
 }
 
 impl Header {
-    fn blocks(&self) -> usize {
-        self.entries.div_ceil(self.block_entries as u64) as usize
+    /// Blocks per stream (`None` for a block size of 0).
+    fn blocks(&self) -> Option<u64> {
+        self.entries.checked_div(self.block_entries as u64)?;
+        Some(self.entries.div_ceil(self.block_entries as u64))
+    }
+
+    /// Checks the counts against the board: the fixed block size, a signature that
+    /// fits, entries between the placements over the symmetries and the placements,
+    /// statistics over exactly the placements, a longest win that is an entry.
+    fn check_counts(&self, board: &Board) -> Result<(), &'static str> {
+        if self.block_entries != BLOCK_ENTRIES {
+            return Err("not the fixed block size");
+        }
+        let (us, them) = (self.sig.us as usize, self.sig.them as usize);
+        if us == 0 || them == 0 || us + them > board.points() {
+            return Err("a signature that does not fit the board");
+        }
+        let placements = self.sig.placements(board);
+        let group = board.symmetries().len() as u64;
+        if self.entries > placements || self.entries < placements.div_ceil(group) {
+            return Err("an entry count that does not fit the signature");
+        }
+        let s = &self.stats;
+        let total = s
+            .wins
+            .checked_add(s.draws)
+            .and_then(|x| x.checked_add(s.losses));
+        if s.placements != placements || total != Some(placements) {
+            return Err("statistics that do not add up to the placements");
+        }
+        let win_ok = if s.wins == 0 {
+            s.max_win_depth == 0 && s.longest_win == 0
+        } else {
+            s.longest_win < self.entries
+                && s.max_win_depth % 2 == 1
+                && s.max_win_depth < u16::MAX as u32 - 2
+        };
+        if !win_ok {
+            return Err("a longest win that is not a win of the table");
+        }
+        Ok(())
     }
 
     fn encode(&self) -> [u8; HEADER_LEN] {
@@ -237,9 +331,6 @@ impl Header {
                 longest_win: u64_at(72),
             },
         };
-        if header.block_entries == 0 || !header.block_entries.is_multiple_of(4) {
-            return Err(corrupt("bad block size"));
-        }
         Ok(header)
     }
 }
@@ -397,7 +488,7 @@ pub(crate) fn write_table(
             .map(|c| compress(depth_bytes(c)))
             .collect(),
     ];
-    let blocks = header.blocks();
+    let blocks = chunks.len();
     let mut head = Vec::with_capacity(HEADER_LEN + 4 * (blocks + 1) * 8);
     head.extend_from_slice(&header.encode());
     let dir_len = 2 * (blocks + 1) * 8 + 2 * blocks * 8 + 8;
@@ -483,15 +574,45 @@ impl std::fmt::Debug for TableFile {
 }
 
 impl TableFile {
-    /// Opens and validates a table: magic, version, header and directory checksum,
-    /// file size, and that it holds the expected board and signature.
+    /// Opens and validates a table before anything is allocated from its contents:
+    /// a regular file; magic and version; the header and block directory checksum;
+    /// the board and signature expected; counts consistent with them (entries within
+    /// the signature's placements, the fixed block size, statistics that add up) and
+    /// with the file's length; ordered block offsets and the end marker.
+    ///
+    /// # Errors
+    /// `Io` when the file cannot be read, `NotATable`, `Version`, `Size` (truncated or
+    /// extended), `Corrupt` (damage anywhere else), `Mismatch` (a sound table of
+    /// another board or signature).
     pub fn open(path: &Path, board: &Board, sig: Signature) -> Result<TableFile, TableError> {
+        // A FIFO would block the open, a directory fails late: only regular files.
+        let meta = fs::metadata(path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound && path.symlink_metadata().is_ok() {
+                TableError::NotAFile {
+                    path: path.into(),
+                    what: "a symbolic link to nothing",
+                }
+            } else {
+                io_err(path)(e)
+            }
+        })?;
+        if !meta.is_file() {
+            return Err(TableError::NotAFile {
+                path: path.into(),
+                what: "not a regular file",
+            });
+        }
         let file = File::open(path).map_err(io_err(path))?;
         // SAFETY: the file is opened read-only and table files are never modified in
         // place (the writer renames a new file over the name); every read below is
-        // bounds-checked against the map's length.
+        // bounds-checked against the map's length. Truncating a table in place while
+        // it is mapped is outside this contract (see `Tablebase`).
         let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
         let len = map.len() as u64;
+        let corrupt = |what: &str| TableError::Corrupt {
+            path: path.into(),
+            what: what.into(),
+        };
         let truncated = |expected: u64| TableError::Size {
             path: path.into(),
             expected,
@@ -504,6 +625,21 @@ impl TableFile {
             return Err(truncated(HEADER_LEN as u64));
         }
         let header = Header::decode(path, &map[..HEADER_LEN])?;
+        // The directory's extent, in checked arithmetic: a crafted entry count must
+        // not wrap around into a small length.
+        let blocks = header.blocks();
+        let dir_end = blocks
+            .and_then(|n| n.checked_mul(32)?.checked_add(HEADER_LEN as u64 + 16))
+            .filter(|&end| end.saturating_add(8 + 16) <= len)
+            .ok_or_else(|| corrupt("header counts do not fit the file's length"))?
+            as usize;
+        let blocks = blocks.expect("checked above") as usize;
+        let u64_at = |i: usize| u64::from_le_bytes(map[i..i + 8].try_into().expect("8 bytes"));
+        if xxh3_64(&map[..dir_end]) != u64_at(dir_end) {
+            return Err(corrupt("header or block directory checksum mismatch"));
+        }
+        // The header is as written: a different board or signature is a sound table
+        // under the wrong name, not damage.
         let expected = format!("{} on {}x{}", sig, board.width(), board.height());
         let found = format!("{} on {}x{}", header.sig, header.width, header.height);
         if expected != found {
@@ -513,18 +649,7 @@ impl TableFile {
                 found,
             });
         }
-        let blocks = header.blocks();
-        let dir_end = HEADER_LEN + 2 * (blocks + 1) * 8 + 2 * blocks * 8;
-        if map.len() < dir_end + 8 {
-            return Err(truncated(dir_end as u64 + 8));
-        }
-        let u64_at = |i: usize| u64::from_le_bytes(map[i..i + 8].try_into().expect("8 bytes"));
-        if xxh3_64(&map[..dir_end]) != u64_at(dir_end) {
-            return Err(TableError::Corrupt {
-                path: path.into(),
-                what: "header or block directory checksum mismatch".into(),
-            });
-        }
+        header.check_counts(board).map_err(corrupt)?;
         let mut offsets = [Vec::new(), Vec::new()];
         let mut checksums = [Vec::new(), Vec::new()];
         let mut at = HEADER_LEN;
@@ -537,17 +662,14 @@ impl TableFile {
             at += 8 * blocks;
         }
         let data_end = offsets[1][blocks];
-        if data_end + 16 != len {
-            return Err(truncated(data_end + 16));
+        if data_end.checked_add(16) != Some(len) {
+            return Err(truncated(data_end.saturating_add(16)));
         }
         let sorted = offsets[0][0] == (dir_end + 8) as u64
             && offsets[0][blocks] == offsets[1][0]
             && offsets.iter().all(|o| o.windows(2).all(|w| w[0] <= w[1]));
         if !sorted || map[map.len() - 8..] != END_MAGIC {
-            return Err(TableError::Corrupt {
-                path: path.into(),
-                what: "block directory or end marker".into(),
-            });
+            return Err(corrupt("block directory or end marker"));
         }
         Ok(TableFile {
             path: path.into(),
@@ -582,11 +704,8 @@ impl TableFile {
     /// The whole value stream, decoded: 2 bits per entry, four entries a byte, as
     /// stored (the block size is a multiple of four, so blocks concatenate).
     pub fn read_values(&self) -> Result<Vec<u8>, TableError> {
-        if !self.header.block_entries.is_multiple_of(4) {
-            return Err(self.corrupt("entries per block not a multiple of 4".into()));
-        }
         let mut out = Vec::with_capacity(self.header.entries.div_ceil(4) as usize);
-        for b in 0..self.header.blocks() {
+        for b in 0..self.blocks() {
             let raw = self.decompress(Stream::Wdl, b)?;
             // Code 3 is invalid: a pair of set bits in any entry.
             if raw.iter().any(|&x| x & (x >> 1) & 0x55 != 0) {
@@ -607,11 +726,15 @@ impl TableFile {
             return Err(self.corrupt("whole-file checksum mismatch".into()));
         }
         for s in [Stream::Wdl, Stream::Depth] {
-            for b in 0..self.header.blocks() {
+            for b in 0..self.blocks() {
                 self.compressed(s, b)?;
             }
         }
         Ok(())
+    }
+
+    fn blocks(&self) -> usize {
+        self.checksums[0].len()
     }
 
     fn corrupt(&self, what: String) -> TableError {

@@ -17,7 +17,7 @@ use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, Tablebase};
-use crate::table::{Decoded, Table, table_path};
+use crate::table::{Decoded, Stats, Table, table_path};
 use crate::value::Outcome;
 
 /// The result of verifying one table.
@@ -35,6 +35,9 @@ pub struct VerifyReport {
     pub mismatches: u64,
     /// The first few mismatches, described.
     pub examples: Vec<String>,
+    /// How the header's statistics differ from the counts of the decoded entries,
+    /// if they do (checked by full verification only).
+    pub stats_error: Option<String>,
 }
 
 /// Verifies the tables in `tb`'s directory (those of `only`'s signatures, or all when
@@ -103,6 +106,7 @@ fn verify_sample(
         entries: count,
         mismatches: found.len() as u64,
         examples: found.into_iter().take(EXAMPLES).collect(),
+        stats_error: None,
     })
 }
 
@@ -126,7 +130,10 @@ fn verify_table(
 ) -> Result<VerifyReport, ProbeError> {
     // The table and its successors' tables: paikas keep the material (the opponent
     // to move), captures reduce the opponent's.
+    let own = Table::open(dir, board, sig)?;
+    let stored_stats = own.file.header().stats;
     let mut tables: HashMap<Signature, Decoded> = HashMap::new();
+    tables.insert(sig, own.decode()?);
     let sigs = [sig, sig.flipped()]
         .into_iter()
         .chain((1..sig.them).map(|left| Signature::new(left, sig.us)));
@@ -137,6 +144,9 @@ fn verify_table(
     }
     let own = &tables[&sig];
     let idx = &own.idx;
+    let counted = Stats::count(idx, &own.codes);
+    let stats_error = (counted != stored_stats)
+        .then(|| format!("header statistics {stored_stats:?}, the entries give {counted:?}"));
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
     (0..idx.size()).into_par_iter().for_each(|i| {
@@ -165,5 +175,6 @@ fn verify_table(
         entries: idx.size(),
         mismatches: mismatches.load(Relaxed),
         examples,
+        stats_error,
     })
 }

@@ -103,6 +103,11 @@ struct TablesArg {
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> ExitCode {
+    // An empty FANOTB_TABLES means unset (the default directory), not an empty --dir.
+    if std::env::var_os("FANOTB_TABLES").is_some_and(|v| v.is_empty()) {
+        // SAFETY: no other thread exists yet to read the environment concurrently.
+        unsafe { std::env::remove_var("FANOTB_TABLES") };
+    }
     let cli = Cli::parse();
     let json = cli.json;
     match run(cli.command, json) {
@@ -174,11 +179,18 @@ fn hint(e: &(dyn std::error::Error + 'static)) -> Option<String> {
             _ => None,
         });
     if let Some(TableError::Missing { board, sig, dir }) = table {
-        return Some(format!(
-            "build it with `fanotb generate --board {} --signature {sig} --dir {}`",
-            board.size_name(),
-            dir.display()
-        ));
+        return Some(if sig.buildable(board) {
+            format!(
+                "build it with `fanotb generate --board {} --signature {sig} --dir {}`",
+                board.size_name(),
+                dir.display()
+            )
+        } else {
+            format!(
+                "fanotb builds no table this large ({sig} has {} placements)",
+                sig.placements(board)
+            )
+        });
     }
     match e.downcast_ref::<ProveError>()? {
         ProveError::TooFewStones(_) => Some("raise --max-table-stones".into()),

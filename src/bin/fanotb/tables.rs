@@ -127,6 +127,9 @@ impl fmt::Display for GenerateReport {
 pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
     let board = Board::by_name(&a.board)?;
     let targets = match a.max_stones {
+        Some(n) if n < 2 => {
+            return Err(format!("--max-stones {n}: the smallest table, 1v1, has 2 stones").into());
+        }
         Some(n) => Signature::all_up_to(n),
         None => a.signature,
     };
@@ -254,6 +257,9 @@ pub fn stats(a: StatsArgs) -> Result<StatsReport> {
         .iter()
         .map(StatsRow::from)
         .collect();
+    if tables.is_empty() {
+        return Err(format!("no tables in {}", a.tables.dir.display()).into());
+    }
     let sum = |f: fn(&StatsRow) -> u64| tables.iter().map(f).sum::<u64>();
     let total = StatsTotal {
         positions: sum(|r| r.positions),
@@ -286,6 +292,7 @@ struct VerifyLine {
     entries: u64,
     mismatches: u64,
     examples: Vec<String>,
+    stats_error: Option<String>,
     #[serde(skip)]
     sampled: bool,
 }
@@ -302,6 +309,9 @@ impl fmt::Display for VerifyLine {
             self.mismatches
         )?;
         for e in &self.examples {
+            write!(f, "\n  {e}")?;
+        }
+        if let Some(e) = &self.stats_error {
             write!(f, "\n  {e}")?;
         }
         Ok(())
@@ -343,6 +353,7 @@ pub fn verify_command(a: VerifyArgs, json: bool) -> Result<VerifyReport> {
         entries: r.entries,
         mismatches: r.mismatches,
         examples: r.examples.clone(),
+        stats_error: r.stats_error.clone(),
         sampled: a.sample.is_some(),
     };
     let reports = verify(&tb, &a.signature, a.sample, |r| {
@@ -351,9 +362,31 @@ pub fn verify_command(a: VerifyArgs, json: bool) -> Result<VerifyReport> {
         }
     })?;
     let bad: u64 = reports.iter().map(|r| r.mismatches).sum();
+    let bad_stats = reports.iter().filter(|r| r.stats_error.is_some()).count();
+    let absent: Vec<String> = a
+        .signature
+        .iter()
+        .filter(|s| !reports.iter().any(|r| r.sig == **s))
+        .map(Signature::to_string)
+        .collect();
+    let error = if !absent.is_empty() {
+        Some(format!(
+            "no table {} in {}",
+            absent.join(", "),
+            a.tables.dir.display()
+        ))
+    } else if reports.is_empty() {
+        Some(format!("no table to verify in {}", a.tables.dir.display()))
+    } else if bad > 0 || bad_stats > 0 {
+        Some(format!(
+            "{bad} inconsistent entries, {bad_stats} tables with wrong header statistics"
+        ))
+    } else {
+        None
+    };
     Ok(VerifyReport {
         tables: reports.iter().map(line).collect(),
-        ok: bad == 0,
-        error: (bad > 0).then(|| format!("{bad} inconsistent entries")),
+        ok: error.is_none(),
+        error,
     })
 }
