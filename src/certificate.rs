@@ -1,7 +1,6 @@
 //! The proof certificate file (docs/PROOF.md): what a proof claims, the tables it
 //! relies on (by whole-file checksum), and each proof graph, compressed.
 
-use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -171,7 +170,7 @@ impl Certificate {
             source,
         };
         let bytes = self.to_bytes();
-        replace_file(path, |f| f.write_all(&bytes)).map_err(io)?;
+        crate::durable::replace_file(path, |f| f.write_all(&bytes)).map_err(io)?;
         Ok(bytes.len() as u64)
     }
 
@@ -236,26 +235,6 @@ impl Certificate {
         }
         parse_payload(&payload).map_err(|what| damaged(&what))
     }
-}
-
-/// Writes a file whole or not at all: `write` fills `PATH.tmp`, which is fsynced and
-/// renamed over `path`; on any error the temporary file is removed.
-pub(crate) fn replace_file(
-    path: &Path,
-    write: impl FnOnce(&mut File) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let result = File::create(&tmp).and_then(|mut f| {
-        write(&mut f)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 struct Reader<'a> {

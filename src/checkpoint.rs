@@ -83,7 +83,7 @@ pub fn save<'a>(
         path: path.into(),
         source,
     };
-    crate::certificate::replace_file(path, |file| {
+    crate::durable::replace_file(path, |file| {
         let mut out = Hashing {
             inner: BufWriter::new(file),
             hash: Xxh3::new(),

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::board::Board;
+use crate::durable::{DirLock, LockError, remove_tmp_files};
 use crate::index::{Indexer, Signature};
 use crate::movegen::{capture_results, capturers, for_each_paika, has_capture};
 use crate::table::{
@@ -43,6 +44,9 @@ pub enum GenerateError {
     /// Reading a smaller table or writing a new one failed.
     #[error(transparent)]
     Table(#[from] TableError),
+    /// Another build holds the table directory.
+    #[error(transparent)]
+    Lock(#[from] LockError),
     /// A signature has more stones than the board has points.
     #[error(
         "signature {sig} needs {stones} stones, more than the {points} points of the {board} board"
@@ -235,6 +239,13 @@ pub fn generate(
     }
     let pool = builder.build().map_err(|source| GenerateError::Threads {
         threads: opts.threads.unwrap_or(0),
+        source,
+    })?;
+    // One writer per directory; what an interrupted writer left half-written goes.
+    let _lock = DirLock::acquire(dir)?;
+    let tables = dir.join(board.size_name());
+    remove_tmp_files(&tables).map_err(|source| TableError::Io {
+        path: tables.clone(),
         source,
     })?;
     let mut out = Vec::new();

@@ -510,26 +510,20 @@ pub(crate) fn write_table(
 
     let parent = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(io_err(parent))?;
-    let tmp = path.with_extension("fntb.tmp");
-    let file = File::create(&tmp).map_err(io_err(&tmp))?;
-    // Streamed through a hasher: the compressed blocks are not copied into one buffer.
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let mut whole = Xxh3::new();
-    for piece in std::iter::once(&head[..]).chain(streams.iter().flatten().map(Vec::as_slice)) {
-        whole.update(piece);
-        out.write_all(piece).map_err(io_err(&tmp))?;
-    }
-    out.write_all(&whole.digest().to_le_bytes())
-        .map_err(io_err(&tmp))?;
-    out.write_all(&END_MAGIC).map_err(io_err(&tmp))?;
-    let file = out.into_inner().map_err(|e| io_err(&tmp)(e.into_error()))?;
-    file.sync_all().map_err(io_err(&tmp))?;
-    drop(file);
-    fs::rename(&tmp, path).map_err(io_err(path))?;
-    // Make the rename itself durable.
-    File::open(parent)
-        .and_then(|d| d.sync_all())
-        .map_err(io_err(parent))?;
+    crate::durable::replace_file(path, |file| {
+        // Streamed through a hasher: the compressed blocks are not copied into one
+        // buffer.
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut whole = Xxh3::new();
+        for piece in std::iter::once(&head[..]).chain(streams.iter().flatten().map(Vec::as_slice)) {
+            whole.update(piece);
+            out.write_all(piece)?;
+        }
+        out.write_all(&whole.digest().to_le_bytes())?;
+        out.write_all(&END_MAGIC)?;
+        out.flush()
+    })
+    .map_err(io_err(path))?;
     Ok(offset + 16)
 }
 

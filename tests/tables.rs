@@ -316,3 +316,30 @@ fn build_plan_puts_dependencies_first_and_keeps_the_order_asked() {
     // A target named by its larger side builds the same pair.
     assert_eq!(build_plan(&sigs(&["5v3"])), build_plan(&sigs(&["3v5"])));
 }
+
+#[test]
+fn generate_clears_leftover_temporaries_and_refuses_a_directory_in_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::tsivy();
+    let sub = dir.path().join("9x5");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join("2v1.fntb.tmp"), b"half a table").unwrap();
+    build(dir.path(), board, 3);
+    assert!(!sub.join("2v1.fntb.tmp").exists());
+    // Another process's lock (an flock on the lock file, with its pid).
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join(".fanotb.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    std::fs::write(dir.path().join(".fanotb.lock"), "4242\n").unwrap();
+    let e = generate(
+        dir.path(),
+        board,
+        &Signature::all_up_to(3),
+        &Options::default(),
+        |_| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("in use by process 4242"), "{e}");
+}

@@ -1,0 +1,150 @@
+//! Work that survives failures: files written whole or not at all, and the lock that
+//! keeps two builds out of one table directory.
+
+use std::fs::{self, File};
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+/// Writes a file whole or not at all: `write` fills `PATH.tmp`, which is fsynced and
+/// renamed over `path`, and the rename is made durable; on any error the temporary
+/// file is removed, so a full disk leaves nothing behind.
+pub(crate) fn replace_file(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let tmp = tmp_path(path);
+    let result = File::create(&tmp).and_then(|mut f| {
+        write(&mut f)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    });
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+        return result;
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    File::open(parent.unwrap_or(Path::new("."))).and_then(|d| d.sync_all())
+}
+
+/// `PATH.tmp`: where `replace_file` writes before the rename.
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    PathBuf::from(tmp)
+}
+
+/// Removes the `.tmp` files an interrupted writer left in `dir` (not recursive).
+/// Only for a directory this process holds the lock of.
+pub(crate) fn remove_tmp_files(dir: &Path) -> std::io::Result<()> {
+    let entries = match fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        r => r?,
+    };
+    for e in entries {
+        let path = e?.path();
+        if path.extension().is_some_and(|x| x == "tmp") && path.is_file() {
+            fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
+}
+
+/// An exclusive lock on a directory, held while the value lives: the lock file
+/// `.fanotb.lock` in it, locked by the kernel (so a killed process releases it) and
+/// holding the owner's process id.
+#[derive(Debug)]
+pub(crate) struct DirLock {
+    _file: File,
+}
+
+/// Why a directory could not be locked.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// Another process holds the lock.
+    #[error("{} is in use by process {pid} (another build writing tables there)", dir.display())]
+    Busy {
+        /// The directory.
+        dir: PathBuf,
+        /// The holder's process id, as it wrote it (empty if it had not yet).
+        pid: String,
+    },
+    /// The lock file cannot be created or locked.
+    #[error("cannot lock {}: {source}", path.display())]
+    Io {
+        /// The lock file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl DirLock {
+    /// Locks `dir` (creating it), or fails at once if another process holds it.
+    pub(crate) fn acquire(dir: &Path) -> Result<DirLock, LockError> {
+        let path = dir.join(".fanotb.lock");
+        let io = |source| LockError::Io {
+            path: path.clone(),
+            source,
+        };
+        fs::create_dir_all(dir).map_err(io)?;
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                let mut pid = String::new();
+                let _ = file.read_to_string(&mut pid);
+                return Err(LockError::Busy {
+                    dir: dir.to_path_buf(),
+                    pid: pid.trim().to_string(),
+                });
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
+        file.set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| writeln!(file, "{}", std::process::id()))
+            .map_err(io)?;
+        Ok(DirLock { _file: file })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_neither_the_file_nor_its_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        let full = std::io::Error::new(std::io::ErrorKind::StorageFull, "disk full");
+        let e = replace_file(&path, |f| {
+            f.write_all(b"half")?;
+            Err(full)
+        })
+        .unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::StorageFull);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+        // And a successful one replaces the file whole.
+        replace_file(&path, |f| f.write_all(b"whole")).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"whole");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_second_holder_is_told_the_first_ones_pid() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = DirLock::acquire(dir.path()).unwrap();
+        match DirLock::acquire(dir.path()) {
+            Err(LockError::Busy { pid, .. }) => assert_eq!(pid, std::process::id().to_string()),
+            other => panic!("{other:?}"),
+        }
+        drop(first);
+        DirLock::acquire(dir.path()).unwrap();
+    }
+}
