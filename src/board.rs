@@ -364,8 +364,12 @@ impl Board {
             return Err(err());
         }
         let x = (col as u8 - b'a') as usize;
-        let row: usize = chars.as_str().parse().map_err(|_| err())?;
-        if x >= self.w || row == 0 || row > self.h {
+        // Canonical names only: one digit 1-9 for the row (no sign, no leading zero).
+        let row = match chars.as_str().as_bytes() {
+            &[d @ b'1'..=b'9'] => (d - b'0') as usize,
+            _ => return Err(err()),
+        };
+        if x >= self.w || row > self.h {
             return Err(err());
         }
         Ok(((row - 1) * self.w + x) as u8)

@@ -413,7 +413,7 @@ fn parse_notation(board: &Board, text: &str) -> Result<Vec<(u8, Option<Capture>)
         text: text.to_string(),
         reason,
     };
-    let parts: Vec<&str> = text.trim().split('-').collect();
+    let parts: Vec<&str> = text.trim_ascii().split('-').collect();
     if parts.len() < 2 {
         return Err(bad("a move needs at least two points".into()));
     }

@@ -96,6 +96,18 @@ pub enum PositionError {
     /// The rows give an unsupported board size, or `start:` names no board.
     #[error(transparent)]
     Board(#[from] BoardError),
+    /// Two digits side by side: each run of empty points is one digit.
+    #[error(
+        "row {row} (text row {text_row}), column {column}: two digits side by side; write each run of empty points as one digit 1-9"
+    )]
+    AdjacentDigits {
+        /// Board row, counted from the bottom.
+        row: usize,
+        /// Row in the text, counted from the top.
+        text_row: usize,
+        /// Column of the second digit's first point.
+        column: usize,
+    },
     /// Both sides have a stone on the same point; holds its name.
     #[error("both sides have a stone on {0}")]
     Overlap(String),
@@ -226,7 +238,7 @@ impl Position {
 
     /// Parses position text, or `start` (tsivy start) or `start:WxH`.
     pub fn parse_arg(s: &str) -> Result<Position, PositionError> {
-        match s.trim() {
+        match s.trim_ascii() {
             "start" => Ok(Position::start(Board::tsivy())),
             t if t.starts_with("start:") => Ok(Position::start(Board::by_name(&t[6..])?)),
             t => t.parse(),
@@ -364,16 +376,22 @@ impl FromStr for Position {
     type Err = PositionError;
 
     fn from_str(s: &str) -> Result<Position, PositionError> {
-        let s = s.trim();
+        // Strict: the rows, one ASCII space, the side; nothing else but ASCII
+        // whitespace around the whole.
+        let s = s.trim_ascii();
         if s.is_empty() {
             return Err(PositionError::Empty);
         }
-        let mut parts = s.split_whitespace();
-        let rows_text = parts.next().ok_or(PositionError::Empty)?;
-        let side = parts.next().ok_or(PositionError::MissingSide)?;
-        if let Some(extra) = parts.next() {
-            return Err(PositionError::Trailing(extra.to_string()));
-        }
+        let (rows_text, rest) = s.split_once(' ').ok_or(PositionError::MissingSide)?;
+        let side = match rest.split_once(' ') {
+            Some((side, extra)) => {
+                if side.is_empty() {
+                    return Err(PositionError::BadSide(rest.to_string()));
+                }
+                return Err(PositionError::Trailing(extra.to_string()));
+            }
+            None => rest,
+        };
         let turn = match side {
             "w" => Color::White,
             "b" => Color::Black,
@@ -391,7 +409,17 @@ impl FromStr for Position {
                 });
             }
             let mut line = Vec::new();
+            let mut after_digit = false;
             for ch in row.chars() {
+                // One digit per run of empty points: `12` is not twelve, nor 1 + 2.
+                if after_digit && ch.is_ascii_digit() {
+                    return Err(PositionError::AdjacentDigits {
+                        row: board_row,
+                        text_row: i + 1,
+                        column: line.len() + 1,
+                    });
+                }
+                after_digit = ch.is_ascii_digit();
                 match ch {
                     'W' => line.push(Some(Color::White)),
                     'B' => line.push(Some(Color::Black)),

@@ -184,3 +184,40 @@ fn bad_notation_is_a_clear_error() {
     let err = start.play(["d2-e3A", "e3-d3A"]).unwrap_err().to_string();
     assert!(err.contains("e3-d3A"), "{err}");
 }
+
+#[test]
+fn parsing_is_strict() {
+    let err = |s: &str| s.parse::<Position>().unwrap_err();
+    // Adjacent digits are neither twelve nor one plus two.
+    assert!(matches!(
+        err("3WW12B/9/9/9/9 w"),
+        PositionError::AdjacentDigits { column: 7, .. }
+    ));
+    // Only an ASCII space separates the rows from the side.
+    assert_eq!(err("BBB/B1W/WWW\u{3000}w"), PositionError::MissingSide);
+    assert_eq!(err("BBB/B1W/WWW\tw"), PositionError::MissingSide);
+    assert!(matches!(
+        err("BBB/B1W\u{3000}/WWW w"),
+        PositionError::BadChar { .. }
+    ));
+    assert_eq!(err("BBB/B1W/WWW  w"), PositionError::BadSide(" w".into()));
+    assert_eq!(err("BBB/B1W/WWW w x"), PositionError::Trailing("x".into()));
+    // Surrounding ASCII whitespace is fine.
+    assert!(" BBB/B1W/WWW w\n".parse::<Position>().is_ok());
+    // Point names: one letter, one digit 1-9, nothing else.
+    let start = Position::start(Board::tsivy());
+    for bad in [
+        "d+2-e3A",
+        "d02-e+03A",
+        "d2-e03A",
+        "d2 -e3A",
+        "D2-e3A",
+        "d0-e3A",
+    ] {
+        assert!(
+            matches!(start.parse_move(bad), Err(MoveError::Notation { .. })),
+            "{bad}"
+        );
+    }
+    assert!(start.parse_move("d2-e3A").is_ok());
+}

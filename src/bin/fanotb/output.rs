@@ -15,12 +15,19 @@ pub fn emit(s: &str) {
     }
 }
 
-/// Prints a report: pretty JSON with `--json`, else its text.
+/// Prints a report: pretty JSON with `--json`, else its text; streamed, so a report
+/// of a million moves is never held whole as text.
 pub fn print<R: Serialize + fmt::Display>(report: &R, json: bool) {
-    if json {
-        emit(&(to_json(report) + "\n"));
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = if json {
+        serde_json::to_writer_pretty(&mut out, report)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
     } else {
-        emit(&report.to_string());
+        write!(out, "{report}")
+    };
+    if written.and_then(|()| out.flush()).is_err() {
+        std::process::exit(0);
     }
 }
 

@@ -3,9 +3,10 @@
 use std::fmt;
 
 use clap::Args;
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
-use fanotb::{Position, perft, perft_divide};
+use fanotb::{Move, Position, perft, perft_divide};
 
 use crate::Result;
 
@@ -54,24 +55,55 @@ pub struct MovesArgs {
     pub position: String,
 }
 
+/// A move as `moves` lists it.
 #[derive(Serialize)]
-pub struct MoveLine {
+struct MoveLine {
     #[serde(rename = "move")]
     notation: String,
     captured: Vec<String>,
     result: String,
 }
 
-#[derive(Serialize)]
+impl MoveLine {
+    fn new(pos: &Position, m: &Move) -> MoveLine {
+        let b = pos.board();
+        MoveLine {
+            notation: m.notation(b),
+            captured: b.point_names(m.captured()),
+            result: pos.apply(m).to_string(),
+        }
+    }
+}
+
+/// Every legal move; each line is made as it is printed, so a position with a
+/// million moves streams out in little memory.
 pub struct MovesReport {
-    position: String,
-    moves: Vec<MoveLine>,
+    pos: Position,
+    moves: Vec<Move>,
     distinct_results: usize,
+}
+
+impl Serialize for MovesReport {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        struct Lines<'a>(&'a MovesReport);
+        impl Serialize for Lines<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                let r = self.0;
+                s.collect_seq(r.moves.iter().map(|m| MoveLine::new(&r.pos, m)))
+            }
+        }
+        let mut st = s.serialize_struct("MovesReport", 3)?;
+        st.serialize_field("position", &self.pos.to_string())?;
+        st.serialize_field("moves", &Lines(self))?;
+        st.serialize_field("distinct_results", &self.distinct_results)?;
+        st.end()
+    }
 }
 
 impl fmt::Display for MovesReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for m in &self.moves {
+            let m = MoveLine::new(&self.pos, m);
             let taken = if m.captured.is_empty() {
                 "-".to_string()
             } else {
@@ -90,19 +122,10 @@ impl fmt::Display for MovesReport {
 
 pub fn moves(a: MovesArgs) -> Result<MovesReport> {
     let pos = Position::parse_arg(&a.position)?;
-    let b = pos.board();
     Ok(MovesReport {
-        position: pos.to_string(),
-        moves: pos
-            .legal_moves()
-            .iter()
-            .map(|m| MoveLine {
-                notation: m.notation(b),
-                captured: b.point_names(m.captured()),
-                result: pos.apply(m).to_string(),
-            })
-            .collect(),
+        moves: pos.legal_moves(),
         distinct_results: pos.successors().len(),
+        pos,
     })
 }
 
