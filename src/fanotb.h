@@ -48,7 +48,9 @@ typedef struct fanotb_root_move {
 /* Opens a table directory; NULL on failure. The caller owns the handle and frees it
  * with fanotb_close. */
 fanotb_tablebase *fanotb_open(const char *dir);
-/* Closes a handle (NULL is ignored); once, when no other thread uses it. */
+/* Closes a handle, releasing its tables, when no other thread uses it. NULL and a
+ * closed handle are ignored. A closed handle keeps a few bytes so that any later
+ * call with it fails with FANOTB_EARG ("closed") instead of undefined behaviour. */
 void fanotb_close(fanotb_tablebase *tb);
 
 /* Value and depth, or the value only (reads only the tables' value stream). */

@@ -10,6 +10,10 @@
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{
+    AtomicU64,
+    Ordering::{AcqRel, Acquire, Relaxed},
+};
 
 use crate::board::Board;
 use crate::position::{Color, Position};
@@ -99,20 +103,48 @@ unsafe fn text<'a>(s: *const c_char) -> Result<&'a str, c_int> {
         .map_err(|_| fail(FANOTB_EARG, "string is not UTF-8"))
 }
 
+/// A handle of the C ABI (`fanotb_tablebase` in C): the tablebase behind a tag that
+/// tells an open handle from a closed one. Closing drops the tablebase but keeps
+/// this small allocation, so a call with a closed handle is an error, not undefined
+/// behaviour.
+pub struct Handle {
+    tag: AtomicU64,
+    tb: std::cell::UnsafeCell<std::mem::ManuallyDrop<Tablebase>>,
+}
+
+// SAFETY: the tablebase is Send + Sync; the cell is written only by
+// `fanotb_close`, which the contract forbids to run beside any other use.
+unsafe impl Sync for Handle {}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Handle({:#x})", self.tag.load(Relaxed))
+    }
+}
+
+const OPEN: u64 = 0x4641_4e4f_5442_4f4b; // "FANOTBOK"
+const CLOSED: u64 = 0x4641_4e4f_5442_4344; // "FANOTBCD"
+
 /// # Safety
-/// `tb` is null or a handle from `fanotb_open` not yet closed.
-unsafe fn handle<'a>(tb: *const Tablebase) -> Result<&'a Tablebase, c_int> {
+/// `tb` is null or a handle from `fanotb_open` (open or closed).
+unsafe fn handle<'a>(tb: *const Handle) -> Result<&'a Tablebase, c_int> {
     if tb.is_null() {
         return Err(fail(FANOTB_EARG, "null tablebase"));
     }
-    // SAFETY: a live handle by the caller's contract.
-    Ok(unsafe { &*tb })
+    // SAFETY: a handle's allocation outlives its closing, by design.
+    let h = unsafe { &*tb };
+    match h.tag.load(Acquire) {
+        // SAFETY: open, so the tablebase is alive and only read.
+        OPEN => Ok(unsafe { &*h.tb.get() }),
+        CLOSED => Err(fail(FANOTB_EARG, "the tablebase handle was closed")),
+        _ => Err(fail(FANOTB_EARG, "not a tablebase handle")),
+    }
 }
 
 /// # Safety
 /// As `handle` and `text`.
 unsafe fn args<'a>(
-    tb: *const Tablebase,
+    tb: *const Handle,
     pos: *const c_char,
 ) -> Result<(&'a Tablebase, Position), c_int> {
     // SAFETY: forwarded contracts.
@@ -191,7 +223,7 @@ unsafe fn answer(
 /// # Safety
 /// As `args` and `answer`.
 unsafe fn probe_text(
-    tb: *const Tablebase,
+    tb: *const Handle,
     position: *const c_char,
     value: *mut c_int,
     depth: Option<*mut c_int>,
@@ -211,7 +243,7 @@ unsafe fn probe_text(
 /// # Safety
 /// As `handle` and `answer`.
 unsafe fn probe_bitboards(
-    tb: *const Tablebase,
+    tb: *const Handle,
     (width, height, white, black, black_to_move): (c_int, c_int, u64, u64, c_int),
     value: *mut c_int,
     depth: Option<*mut c_int>,
@@ -232,7 +264,7 @@ unsafe fn probe_bitboards(
 /// # Safety
 /// `dir` is a NUL-terminated string.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fanotb_open(dir: *const c_char) -> *mut Tablebase {
+pub unsafe extern "C" fn fanotb_open(dir: *const c_char) -> *mut Handle {
     let mut out = std::ptr::null_mut();
     guard(|| {
         // SAFETY: forwarded contract.
@@ -242,7 +274,10 @@ pub unsafe extern "C" fn fanotb_open(dir: *const c_char) -> *mut Tablebase {
         };
         match Tablebase::open(dir) {
             Ok(tb) => {
-                out = Box::into_raw(Box::new(tb));
+                out = Box::into_raw(Box::new(Handle {
+                    tag: AtomicU64::new(OPEN),
+                    tb: std::cell::UnsafeCell::new(std::mem::ManuallyDrop::new(tb)),
+                }));
                 FANOTB_OK
             }
             Err(e) => probe_error(e),
@@ -251,18 +286,27 @@ pub unsafe extern "C" fn fanotb_open(dir: *const c_char) -> *mut Tablebase {
     out
 }
 
-/// Closes a handle from `fanotb_open` (null is ignored).
+/// Closes a handle from `fanotb_open`: its tables are released; null and a handle
+/// already closed are ignored. The handle's few bytes stay allocated, so that a
+/// later call with it fails with `FANOTB_EARG` instead of undefined behaviour.
 ///
 /// # Safety
-/// `tb` is null or a handle from `fanotb_open`, closed once, used by no other
-/// thread at the time.
+/// `tb` is null or a handle from `fanotb_open`, used by no other thread at the time.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fanotb_close(tb: *mut Tablebase) {
-    if !tb.is_null() {
-        // SAFETY: created by Box::into_raw in fanotb_open, closed once.
-        let tb = unsafe { Box::from_raw(tb) };
+pub unsafe extern "C" fn fanotb_close(tb: *mut Handle) {
+    if tb.is_null() {
+        return;
+    }
+    // SAFETY: a handle's allocation outlives its closing, by design.
+    let h = unsafe { &*tb };
+    if h.tag
+        .compare_exchange(OPEN, CLOSED, AcqRel, Acquire)
+        .is_ok()
+    {
         guard(|| {
-            drop(tb);
+            // SAFETY: it was open and is now closed, by this call alone; no other
+            // thread uses it (the contract), so this is the only access.
+            unsafe { std::mem::ManuallyDrop::drop(&mut *h.tb.get()) };
             FANOTB_OK
         });
     }
@@ -276,7 +320,7 @@ pub unsafe extern "C" fn fanotb_close(tb: *mut Tablebase) {
 /// pointers.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fanotb_probe(
-    tb: *const Tablebase,
+    tb: *const Handle,
     position: *const c_char,
     value: *mut c_int,
     depth: *mut c_int,
@@ -292,7 +336,7 @@ pub unsafe extern "C" fn fanotb_probe(
 /// `tb` a live handle, `position` a NUL-terminated string, `value` a valid pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fanotb_probe_wdl(
-    tb: *const Tablebase,
+    tb: *const Handle,
     position: *const c_char,
     value: *mut c_int,
 ) -> c_int {
@@ -307,7 +351,7 @@ pub unsafe extern "C" fn fanotb_probe_wdl(
 /// `tb` a live handle, `value` and `depth` valid pointers.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fanotb_probe_bb(
-    tb: *const Tablebase,
+    tb: *const Handle,
     width: c_int,
     height: c_int,
     white: u64,
@@ -327,7 +371,7 @@ pub unsafe extern "C" fn fanotb_probe_bb(
 /// `tb` a live handle, `value` a valid pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fanotb_probe_wdl_bb(
-    tb: *const Tablebase,
+    tb: *const Handle,
     width: c_int,
     height: c_int,
     white: u64,
@@ -349,7 +393,7 @@ pub unsafe extern "C" fn fanotb_probe_wdl_bb(
 /// elements (or null with `cap` 0), `count` a valid pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fanotb_probe_root(
-    tb: *const Tablebase,
+    tb: *const Handle,
     position: *const c_char,
     moves: *mut fanotb_root_move,
     cap: usize,
@@ -401,7 +445,7 @@ pub unsafe extern "C" fn fanotb_probe_root(
 /// `tb` a live handle, `position` a NUL-terminated string, `buf` valid for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fanotb_best_move(
-    tb: *const Tablebase,
+    tb: *const Handle,
     position: *const c_char,
     buf: *mut c_char,
     len: usize,
@@ -443,11 +487,7 @@ pub unsafe extern "C" fn fanotb_best_move(
 /// # Safety
 /// `tb` a live handle.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fanotb_largest(
-    tb: *const Tablebase,
-    width: c_int,
-    height: c_int,
-) -> c_int {
+pub unsafe extern "C" fn fanotb_largest(tb: *const Handle, width: c_int, height: c_int) -> c_int {
     guard(|| {
         // SAFETY: forwarded contract.
         let tb = match unsafe { handle(tb) } {

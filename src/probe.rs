@@ -222,6 +222,9 @@ impl Tablebase {
     /// Every legal move with its outcome for the mover, best first (stable order
     /// among equals).
     pub fn moves(&self, pos: &Position) -> Result<Vec<MoveOutcome>, ProbeError> {
+        if let Some(side) = pos.side_without_stones() {
+            return Err(ProbeError::GameOver(side.name()));
+        }
         let mut out = Vec::new();
         for mv in pos.legal_moves() {
             let result = pos.apply(&mv);

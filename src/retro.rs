@@ -181,15 +181,28 @@ fn pair_key(s: Signature) -> Signature {
     if s.us <= s.them { s } else { s.flipped() }
 }
 
-/// Starts a new peak for `peak_rss`, so each pair reports its own (Linux; elsewhere
-/// the peak stays the process's).
+/// The largest peak of the pairs before the current one (the kernel's count
+/// restarts with each pair).
+static EARLIER_PEAK: AtomicU64 = AtomicU64::new(0);
+
+/// Starts a new peak for `pair_peak`, so each pair reports its own (Linux; elsewhere
+/// the peak stays the process's). `peak_rss` still covers the whole run.
 fn reset_peak_rss() {
+    if let Some(p) = status_bytes("VmHWM:") {
+        EARLIER_PEAK.fetch_max(p, Relaxed);
+    }
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
-/// Peak resident set size of this process, from /proc (Linux).
-pub fn peak_rss() -> Option<u64> {
+/// Peak resident memory since the current pair began, in bytes (Linux).
+fn pair_peak() -> Option<u64> {
     status_bytes("VmHWM:")
+}
+
+/// Peak resident memory of this process over its whole run, in bytes (Linux):
+/// table builds restart the kernel's own count per pair, so this keeps the largest.
+pub fn peak_rss() -> Option<u64> {
+    pair_peak().map(|p| p.max(EARLIER_PEAK.load(Relaxed)))
 }
 
 /// A memory figure of /proc/self/status, in bytes.
@@ -294,7 +307,7 @@ fn build_pair(
                 stats: t.header().stats,
                 file_bytes: t.file_size(),
                 seconds: 0.0,
-                peak_rss: peak_rss(),
+                peak_rss: None,
                 skipped: true,
                 memory_bound: 0,
             })
@@ -323,7 +336,7 @@ fn build_pair(
             stats,
             file_bytes,
             seconds,
-            peak_rss: peak_rss(),
+            peak_rss: pair_peak(),
             skipped: false,
             memory_bound: bound,
         });

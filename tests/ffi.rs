@@ -187,6 +187,29 @@ fn c_abi_bitboards_value_only_root_largest_and_errors() {
             fanotb_best_move(tb, over.as_ptr(), buf.as_mut_ptr(), buf.len()),
             FANOTB_EOVER
         );
+        let mut count = 0usize;
+        let mut room = [fanotb_root_move {
+            notation: [0; FANOTB_MOVE_LEN],
+            value: 9,
+            depth: 9,
+        }; 4];
+        // White to move with no black stone: over too, although White has moves.
+        let won = CString::new("9/9/9/9/WW7 w").unwrap();
+        for p in [&over, &won] {
+            assert_eq!(
+                fanotb_probe_root(tb, p.as_ptr(), room.as_mut_ptr(), room.len(), &mut count),
+                FANOTB_EOVER
+            );
+            assert_eq!(
+                fanotb_best_move(tb, p.as_ptr(), buf.as_mut_ptr(), buf.len()),
+                FANOTB_EOVER
+            );
+        }
+        fanotb_close(tb);
+        // A closed handle is an error, and closing it again does nothing.
+        assert_eq!(fanotb_probe_wdl(tb, cpos.as_ptr(), &mut value), FANOTB_EARG);
+        let why = CStr::from_ptr(fanotb_last_error()).to_str().unwrap();
+        assert!(why.contains("closed"), "{why}");
         fanotb_close(tb);
 
         // A damaged table: its own code, not "missing".
