@@ -14,6 +14,7 @@ mod checkpoint;
 mod durable;
 mod index;
 mod movegen;
+mod pair_checkpoint;
 mod position;
 mod probe;
 mod proof;

@@ -755,6 +755,7 @@ pub fn prove(
     let gen_opts = crate::retro::Options {
         threads: opts.threads,
         observer: opts.table_observer.clone(),
+        checkpoint_every: None,
     };
     let tables = crate::retro::generate(dir, board, &sigs, &gen_opts, table_report)?;
     let table_seconds = t0.elapsed().as_secs_f64();

@@ -26,6 +26,7 @@ use crate::board::Board;
 use crate::durable::{DirLock, LockError, remove_tmp_files};
 use crate::index::{Indexer, Signature};
 use crate::movegen::{capture_results, capturers, for_each_paika, has_capture};
+use crate::pair_checkpoint::{self, Resume};
 use crate::table::{
     Decoded, Stats, Table, TableError, TableFile, code_wdl, table_path, write_table,
 };
@@ -116,6 +117,9 @@ pub struct Options {
     pub threads: Option<usize>,
     /// Told of every stage and its progress.
     pub observer: Option<std::sync::Arc<dyn Observer>>,
+    /// Save a pair in progress this often (after its first stage, then at a depth
+    /// level), so that an interrupted build resumes inside it; `None`: never.
+    pub checkpoint_every: Option<std::time::Duration>,
 }
 
 impl std::fmt::Debug for Options {
@@ -123,6 +127,7 @@ impl std::fmt::Debug for Options {
         f.debug_struct("Options")
             .field("threads", &self.threads)
             .field("observer", &self.observer.is_some())
+            .field("checkpoint_every", &self.checkpoint_every)
             .finish()
     }
 }
@@ -146,6 +151,8 @@ pub struct TableReport {
     pub peak_rss: Option<u64>,
     /// Already complete and valid on disk.
     pub skipped: bool,
+    /// The depth level the pair's build resumed at, from its checkpoint.
+    pub resumed_at_depth: Option<u32>,
     /// The most memory the process may hold while building the pair: what it held
     /// before plus the pair's working memory (see `memory_bound`); 0 when skipped.
     pub memory_bound: u64,
@@ -184,19 +191,24 @@ fn pair_key(s: Signature) -> Signature {
 /// The largest peak of the pairs before the current one (the kernel's count
 /// restarts with each pair).
 static EARLIER_PEAK: AtomicU64 = AtomicU64::new(0);
+/// The largest reading of the current pair's peak: the kernel's figure may read
+/// lower after memory is returned, so every reading is kept.
+static PAIR_PEAK: AtomicU64 = AtomicU64::new(0);
 
 /// Starts a new peak for `pair_peak`, so each pair reports its own (Linux; elsewhere
 /// the peak stays the process's). `peak_rss` still covers the whole run.
 fn reset_peak_rss() {
-    if let Some(p) = status_bytes("VmHWM:") {
+    if let Some(p) = pair_peak() {
         EARLIER_PEAK.fetch_max(p, Relaxed);
     }
     let _ = std::fs::write("/proc/self/clear_refs", "5");
+    PAIR_PEAK.store(0, Relaxed);
 }
 
 /// Peak resident memory since the current pair began, in bytes (Linux).
 fn pair_peak() -> Option<u64> {
-    status_bytes("VmHWM:")
+    let now = status_bytes("VmHWM:")?;
+    Some(PAIR_PEAK.fetch_max(now, Relaxed).max(now))
 }
 
 /// Peak resident memory of this process over its whole run, in bytes (Linux):
@@ -309,6 +321,7 @@ fn build_pair(
                 seconds: 0.0,
                 peak_rss: None,
                 skipped: true,
+                resumed_at_depth: None,
                 memory_bound: 0,
             })
             .collect());
@@ -318,7 +331,7 @@ fn build_pair(
     // earlier pairs) comes on top of the pair's own bound.
     let before = status_bytes("VmRSS:").unwrap_or(0);
     let start = Instant::now();
-    let (solved, bound) = solve_pair(dir, board, key, opts)?;
+    let (solved, bound, resumed_at_depth) = solve_pair(dir, board, key, opts)?;
     let bound = before + bound;
     let seconds = start.elapsed().as_secs_f64();
     let mut reports = Vec::new();
@@ -338,8 +351,21 @@ fn build_pair(
             seconds,
             peak_rss: pair_peak(),
             skipped: false,
+            resumed_at_depth,
             memory_bound: bound,
         });
+    }
+    // The tables are whole on disk: the pair's checkpoint has served.
+    let ckpt = pair_checkpoint::path(dir, board, key);
+    match std::fs::remove_file(&ckpt) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(TableError::Io {
+                path: ckpt,
+                source: e,
+            }
+            .into());
+        }
+        _ => {}
     }
     Ok(reports)
 }
@@ -380,22 +406,26 @@ impl<'a> Stage<'a> {
     }
 }
 
-/// Loads every smaller table the pair's captures lead to.
-fn load_deps(
-    dir: &Path,
-    board: &'static Board,
-    sigs: &[Signature],
-) -> Result<HashMap<Signature, Decoded>, GenerateError> {
+/// The smaller tables a pair reads, decoded, and their file checksums.
+type Deps = (HashMap<Signature, Decoded>, Vec<(Signature, u64)>);
+
+/// Loads every smaller table the pair's captures lead to; also returns their file
+/// checksums, in signature order.
+fn load_deps(dir: &Path, board: &'static Board, sigs: &[Signature]) -> Result<Deps, GenerateError> {
     let mut deps = HashMap::new();
+    let mut sums = Vec::new();
     for &s in sigs {
         for d in capture_deps(s) {
             if deps.contains_key(&d) {
                 continue;
             }
-            deps.insert(d, Table::open(dir, board, d)?.decode()?);
+            let table = Table::open(dir, board, d)?;
+            sums.push((d, table.file.file_checksum()));
+            deps.insert(d, table.decode()?);
         }
     }
-    Ok(deps)
+    sums.sort();
+    Ok((deps, sums))
 }
 
 /// Capture positions whose values wait for their results' codes: the reads from
@@ -506,14 +536,44 @@ fn solve_pair(
     board: &'static Board,
     key: Signature,
     opts: &Options,
-) -> Result<(Vec<Solved>, u64), GenerateError> {
+) -> Result<(Vec<Solved>, u64, Option<u32>), GenerateError> {
     let sigs = members(key);
-    let deps = load_deps(dir, board, &sigs)?;
+    let (deps, sums) = load_deps(dir, board, &sigs)?;
     let pair = Pair::new(board, &sigs);
     let bound = memory_bound(&pair.sides, deps.values());
-    let max_init = pair.initialise(&deps, opts);
-    pair.propagate(key, max_init, opts)?;
-    Ok((pair.finish(), bound))
+    let id = pair_checkpoint::Identity {
+        board,
+        key,
+        deps: &sums,
+    };
+    let ckpt = pair_checkpoint::path(dir, board, key);
+    let resumed = pair_checkpoint::load(&ckpt, &id, &pair.states, &pair.marks);
+    let from = match resumed {
+        Some(at) => at,
+        // Stage 1 sets every code and every mark, whatever a failed load left.
+        None => Resume {
+            level: 0,
+            max_init: pair.initialise(&deps, opts),
+        },
+    };
+    drop(deps);
+    let mut last_save = Instant::now();
+    pair.propagate(key, from, opts, |pair, at| {
+        let due = opts
+            .checkpoint_every
+            .is_some_and(|every| last_save.elapsed() >= every);
+        if due && Some(at) != resumed {
+            pair_checkpoint::save(&ckpt, &id, at, &pair.states, &pair.marks).map_err(|source| {
+                TableError::Io {
+                    path: ckpt.clone(),
+                    source,
+                }
+            })?;
+            last_save = Instant::now();
+        }
+        Ok(())
+    })?;
+    Ok((pair.finish(), bound, resumed.map(|at| at.level as u32)))
 }
 
 /// The working state of a signature pair: one code per entry of each side, and per
@@ -625,15 +685,20 @@ impl Pair {
         max_init.load(Relaxed) as u16
     }
 
-    /// Stage 2: depth-ordered propagation over paika un-moves, until a level
-    /// decides nothing and every code set by stage 1 has been passed.
+    /// Stage 2: depth-ordered propagation over paika un-moves from `from.level`,
+    /// until a level decides nothing and every code set by stage 1 has been passed.
+    /// `at_level` is called at each level boundary.
     fn propagate(
         &self,
         key: Signature,
-        max_init: u16,
+        from: Resume,
         opts: &Options,
+        mut at_level: impl FnMut(&Pair, Resume) -> Result<(), GenerateError>,
     ) -> Result<(), GenerateError> {
-        let mut level: u16 = 0;
+        let Resume {
+            mut level,
+            max_init,
+        } = from;
         let total: u64 = self.sides.iter().map(Indexer::size).sum();
         let bar = Stage::new(opts, format!("{key} pair"), total);
         loop {
@@ -641,6 +706,8 @@ impl Pair {
             if code >= REDUNDANT - 1 {
                 return Err(GenerateError::DepthOverflow(key));
             }
+            // A level boundary: the state is whole, the place to checkpoint.
+            at_level(self, Resume { level, max_init })?;
             bar.message(format!("depth {level}"));
             let mut any = false;
             for t in 0..self.sides.len() {

@@ -287,3 +287,90 @@ fn shell_completions() {
     }
     fails(&["completions", "tcsh"]);
 }
+
+/// `kill -9` in the middle of a pair, after it saved a checkpoint: the rerun resumes
+/// inside the pair and writes the same bytes as a build never interrupted.
+#[test]
+fn a_killed_build_resumes_inside_the_pair_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let (killed, clean) = (dir.path().join("killed"), dir.path().join("clean"));
+    let (k, c) = (killed.to_str().unwrap(), clean.to_str().unwrap());
+    for d in [k, c] {
+        json(&["generate", "--max-stones", "4", "--dir", d]);
+    }
+    let args = |d: &str| {
+        [
+            "generate",
+            "--signature",
+            "2v3",
+            "--threads",
+            "1",
+            "--checkpoint-minutes",
+            "0",
+            "--dir",
+            d,
+            "--json",
+        ]
+        .map(String::from)
+    };
+    let bin = assert_cmd::cargo::cargo_bin("fanotb");
+    let mut child = std::process::Command::new(&bin)
+        .args(args(k))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ckpt = killed.join("9x5/2v3.pair.ckpt");
+    let start = std::time::Instant::now();
+    // The first checkpoint follows stage 1; let a few levels pass after it.
+    while !ckpt.exists() {
+        assert!(start.elapsed().as_secs() < 60, "no checkpoint appeared");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before a checkpoint"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(ckpt.exists());
+
+    let out = fanotb().args(args(k)).output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let built: Vec<&Value> = v["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["skipped"] == false)
+        .collect();
+    assert_eq!(built.len(), 2, "{v}");
+    assert!(built[0]["resumed_at_depth"].is_u64(), "{v}");
+    assert!(
+        !ckpt.exists(),
+        "the checkpoint is removed once the tables are written"
+    );
+
+    let v = json(&[
+        "generate",
+        "--signature",
+        "2v3",
+        "--dir",
+        c,
+        "--checkpoint-minutes",
+        "1000",
+    ]);
+    assert!(
+        v["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["resumed_at_depth"].is_null())
+    );
+    for t in ["2v3", "3v2"] {
+        let a = std::fs::read(killed.join(format!("9x5/{t}.fntb"))).unwrap();
+        let b = std::fs::read(clean.join(format!("9x5/{t}.fntb"))).unwrap();
+        assert!(a == b, "{t} differs after the resumed build");
+    }
+}

@@ -10,7 +10,7 @@ use fanotb::{Board, Options, Position, SMALL_BOARDS, Solution, Wdl, published, s
 use crate::output::{human_bytes, print_line};
 use crate::probe::{LineMove, MoveValue, Value, best_notations};
 use crate::progress::table_observer;
-use crate::tables::TableLine;
+use crate::tables::{CheckpointArg, TableLine};
 use crate::{Result, TablesArg, board_position};
 
 #[derive(Args)]
@@ -28,6 +28,8 @@ pub struct SolveArgs {
     /// Worker threads for the table builds (default: every core). Example: 2.
     #[arg(long)]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub checkpoint: CheckpointArg,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -207,6 +209,7 @@ pub fn solve_command(a: SolveArgs, json: bool) -> Result<SolveReport> {
     let opts = Options {
         threads: a.threads,
         observer: table_observer(json),
+        checkpoint_every: a.checkpoint.every(),
     };
     let targets: Vec<Position> = if a.all_small {
         SMALL_BOARDS

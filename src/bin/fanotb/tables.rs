@@ -27,6 +27,7 @@ pub struct TableLine {
     skipped: bool,
     peak_rss: Option<u64>,
     memory_bound: u64,
+    resumed_at_depth: Option<u32>,
     #[serde(skip)]
     wdl: [u64; 3],
 }
@@ -43,6 +44,7 @@ impl From<&TableReport> for TableLine {
             skipped: r.skipped,
             peak_rss: r.peak_rss,
             memory_bound: r.memory_bound,
+            resumed_at_depth: r.resumed_at_depth,
             wdl: [r.stats.wins, r.stats.draws, r.stats.losses],
         }
     }
@@ -72,7 +74,11 @@ impl fmt::Display for TableLine {
             self.wdl[0],
             self.wdl[1],
             self.wdl[2]
-        )
+        )?;
+        match self.resumed_at_depth {
+            Some(d) => write!(f, "  (resumed at depth {d})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -96,7 +102,26 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     #[command(flatten)]
+    pub checkpoint: CheckpointArg,
+    #[command(flatten)]
     pub tables: TablesArg,
+}
+
+#[derive(Args)]
+pub struct CheckpointArg {
+    /// Save a pair in progress after this many minutes, and again as often, so that
+    /// an interrupted build resumes inside it (0: after the first stage and at every
+    /// depth level). Example: 30.
+    #[arg(long, default_value_t = 10.0)]
+    pub checkpoint_minutes: f64,
+}
+
+impl CheckpointArg {
+    pub fn every(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_secs_f64(
+            self.checkpoint_minutes.max(0.0) * 60.0,
+        ))
+    }
 }
 
 #[derive(Serialize)]
@@ -136,6 +161,7 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
     let opts = Options {
         threads: a.threads,
         observer: table_observer(json),
+        checkpoint_every: a.checkpoint.every(),
     };
     let start = std::time::Instant::now();
     let reports = generate(&a.tables.dir, board, &targets, &opts, |r| {

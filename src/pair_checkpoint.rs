@@ -1,0 +1,259 @@
+//! Checkpoints of a signature pair in the middle of its build, so that an
+//! interrupted `generate` resumes inside the pair instead of starting it again.
+//!
+//! A checkpoint is taken at a depth-level boundary: every entry's working code and
+//! every chunk's depth marks, with the next level to process. Propagation from a
+//! level boundary is deterministic, so a resumed build writes byte-identical tables.
+//!
+//! File `DIR/WxH/NvM.pair.ckpt` (N <= M, the pair's smaller-first member), written
+//! whole or not at all: magic `FNPAIR1\n`; width, height, N, M (one byte each); the
+//! next level and the largest stage-1 code (u16 each); the number of sides; per side
+//! its entry count (u64); the smaller tables' whole-file checksums (count u64, then
+//! signature bytes and u64 each); the codes of every side (u16 each), the marks of
+//! every side (u64 each); the xxh3 of everything before it (u64). Little-endian.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::board::Board;
+use crate::index::Signature;
+
+const MAGIC: &[u8; 8] = b"FNPAIR1\n";
+
+/// Where a pair's checkpoint lives.
+pub(crate) fn path(dir: &Path, board: &Board, key: Signature) -> PathBuf {
+    dir.join(board.size_name()).join(format!("{key}.pair.ckpt"))
+}
+
+/// What identifies the build a checkpoint belongs to.
+pub(crate) struct Identity<'a> {
+    pub(crate) board: &'a Board,
+    pub(crate) key: Signature,
+    /// The smaller tables the pair's captures read, with their file checksums.
+    pub(crate) deps: &'a [(Signature, u64)],
+}
+
+/// Where propagation resumes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Resume {
+    /// The next depth level to process.
+    pub(crate) level: u16,
+    /// The largest code stage 1 decided.
+    pub(crate) max_init: u16,
+}
+
+/// Writes through a hasher.
+struct Hashed<W: Write> {
+    out: W,
+    hash: Xxh3,
+}
+
+impl<W: Write> Hashed<W> {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.hash.update(bytes);
+        self.out.write_all(bytes)
+    }
+}
+
+fn prologue(id: &Identity, at: Resume, sizes: &[u64]) -> Vec<u8> {
+    let mut h = MAGIC.to_vec();
+    h.extend_from_slice(&[
+        id.board.width() as u8,
+        id.board.height() as u8,
+        id.key.us,
+        id.key.them,
+    ]);
+    h.extend_from_slice(&at.level.to_le_bytes());
+    h.extend_from_slice(&at.max_init.to_le_bytes());
+    h.extend_from_slice(&(sizes.len() as u64).to_le_bytes());
+    for s in sizes {
+        h.extend_from_slice(&s.to_le_bytes());
+    }
+    h.extend_from_slice(&(id.deps.len() as u64).to_le_bytes());
+    for (sig, sum) in id.deps {
+        h.extend_from_slice(&[sig.us, sig.them]);
+        h.extend_from_slice(&sum.to_le_bytes());
+    }
+    h
+}
+
+/// Copies between the atomic arrays and the file this many values at a time.
+const SPAN: usize = 1 << 16;
+
+/// Saves the pair's state at a level boundary (no thread is writing it).
+pub(crate) fn save(
+    path: &Path,
+    id: &Identity,
+    at: Resume,
+    states: &[Vec<AtomicU16>],
+    marks: &[Vec<AtomicU64>],
+) -> std::io::Result<()> {
+    let sizes: Vec<u64> = states.iter().map(|s| s.len() as u64).collect();
+    crate::durable::replace_file(path, |file| {
+        let mut w = Hashed {
+            out: BufWriter::with_capacity(1 << 20, file),
+            hash: Xxh3::new(),
+        };
+        w.put(&prologue(id, at, &sizes))?;
+        let mut buf = Vec::with_capacity(SPAN * 8);
+        for side in states {
+            for span in side.chunks(SPAN) {
+                buf.clear();
+                buf.extend(span.iter().flat_map(|c| c.load(Relaxed).to_le_bytes()));
+                w.put(&buf)?;
+            }
+        }
+        for side in marks {
+            for span in side.chunks(SPAN) {
+                buf.clear();
+                buf.extend(span.iter().flat_map(|c| c.load(Relaxed).to_le_bytes()));
+                w.put(&buf)?;
+            }
+        }
+        let sum = w.hash.digest();
+        w.out.write_all(&sum.to_le_bytes())?;
+        w.out.flush()
+    })
+}
+
+/// Loads a checkpoint of this very build into `states` and `marks` (already sized
+/// for the pair). `None` when there is none, or it belongs to another build, or it
+/// is damaged: the caller then starts the pair afresh (and may have to, since the
+/// arrays are then in an unspecified state).
+pub(crate) fn load(
+    path: &Path,
+    id: &Identity,
+    states: &[Vec<AtomicU16>],
+    marks: &[Vec<AtomicU64>],
+) -> Option<Resume> {
+    let file = File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut r = BufReader::with_capacity(1 << 20, file);
+    let mut hash = Xxh3::new();
+    let mut read = |buf: &mut [u8]| -> Option<()> {
+        r.read_exact(buf).ok()?;
+        hash.update(buf);
+        Some(())
+    };
+    let sizes: Vec<u64> = states.iter().map(|s| s.len() as u64).collect();
+    // The prologue this build would write, whatever the level: compare all but the
+    // two level fields.
+    let want = prologue(
+        id,
+        Resume {
+            level: 0,
+            max_init: 0,
+        },
+        &sizes,
+    );
+    let mut got = vec![0u8; want.len()];
+    read(&mut got)?;
+    if got[..12] != want[..12] || got[16..] != want[16..] {
+        return None;
+    }
+    let at = Resume {
+        level: u16::from_le_bytes([got[12], got[13]]),
+        max_init: u16::from_le_bytes([got[14], got[15]]),
+    };
+    let mut buf = vec![0u8; SPAN * 8];
+    for side in states {
+        for span in side.chunks(SPAN) {
+            let bytes = &mut buf[..span.len() * 2];
+            read(bytes)?;
+            for (c, b) in span.iter().zip(bytes.chunks_exact(2)) {
+                c.store(u16::from_le_bytes([b[0], b[1]]), Relaxed);
+            }
+        }
+    }
+    for side in marks {
+        for span in side.chunks(SPAN) {
+            let bytes = &mut buf[..span.len() * 8];
+            read(bytes)?;
+            for (c, b) in span.iter().zip(bytes.chunks_exact(8)) {
+                c.store(u64::from_le_bytes(b.try_into().expect("8 bytes")), Relaxed);
+            }
+        }
+    }
+    let digest = hash.digest();
+    let mut sum = [0u8; 8];
+    r.read_exact(&mut sum).ok()?;
+    let mut rest = [0u8; 1];
+    let at_end = matches!(r.read(&mut rest), Ok(0));
+    (u64::from_le_bytes(sum) == digest && at_end).then_some(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arrays(n: usize, seed: u16) -> (Vec<Vec<AtomicU16>>, Vec<Vec<AtomicU64>>) {
+        let states = (0..2)
+            .map(|s| {
+                (0..n)
+                    .map(|i| AtomicU16::new(seed ^ (i * 7 + s) as u16))
+                    .collect()
+            })
+            .collect();
+        let marks = (0..2)
+            .map(|s| {
+                (0..3)
+                    .map(|i| AtomicU64::new((seed as u64) << i | s))
+                    .collect()
+            })
+            .collect();
+        (states, marks)
+    }
+
+    fn values(a: &(Vec<Vec<AtomicU16>>, Vec<Vec<AtomicU64>>)) -> (Vec<u16>, Vec<u64>) {
+        (
+            a.0.iter().flatten().map(|c| c.load(Relaxed)).collect(),
+            a.1.iter().flatten().map(|c| c.load(Relaxed)).collect(),
+        )
+    }
+
+    #[test]
+    fn saved_state_loads_back_only_into_the_same_build_and_only_undamaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let board = Board::tsivy();
+        let deps = [(Signature::new(1, 2), 77)];
+        let id = Identity {
+            board,
+            key: Signature::new(2, 3),
+            deps: &deps,
+        };
+        let path = path(dir.path(), board, id.key);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let saved = arrays(100_000, 0x5a5a);
+        let at = Resume {
+            level: 17,
+            max_init: 3,
+        };
+        save(&path, &id, at, &saved.0, &saved.1).unwrap();
+
+        let into = arrays(100_000, 0);
+        assert_eq!(load(&path, &id, &into.0, &into.1), Some(at));
+        assert_eq!(values(&into), values(&saved));
+        // Another build: other smaller tables, or other sizes.
+        let other = [(Signature::new(1, 2), 78)];
+        let id2 = Identity { deps: &other, ..id };
+        assert_eq!(load(&path, &id2, &into.0, &into.1), None);
+        let small = arrays(99_999, 0);
+        assert_eq!(load(&path, &id, &small.0, &small.1), None);
+        // Damaged anywhere, or cut short: refused.
+        let good = std::fs::read(&path).unwrap();
+        for at in [9, 40, good.len() / 2, good.len() - 1] {
+            let mut bad = good.clone();
+            bad[at] ^= 1;
+            std::fs::write(&path, &bad).unwrap();
+            assert_eq!(load(&path, &id, &into.0, &into.1), None, "byte {at}");
+        }
+        std::fs::write(&path, &good[..good.len() - 8]).unwrap();
+        assert_eq!(load(&path, &id, &into.0, &into.1), None);
+    }
+}
