@@ -39,7 +39,9 @@ pub use proof::{
     CheckpointPlan, Claim, Limits, ProveError, ProveOptions, Proved, SearchOutcome, SearchProgress,
     prove,
 };
-pub use retro::{GenerateError, Observer, Options, TableReport, generate, peak_rss};
+pub use retro::{
+    BuildPlan, GenerateError, Observer, Options, TableReport, generate, peak_rss, plan_build,
+};
 pub use solve::{SMALL_BOARDS, SearchResult, Solution, SolveError, published, solve};
 pub use table::{Stats, TableError};
 pub use value::{Outcome, Wdl};

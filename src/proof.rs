@@ -755,6 +755,7 @@ pub fn prove(
     let gen_opts = crate::retro::Options {
         threads: opts.threads,
         observer: opts.table_observer.clone(),
+        force: false,
         checkpoint_every: None,
     };
     let tables = crate::retro::generate(dir, board, &sigs, &gen_opts, table_report)?;

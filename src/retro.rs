@@ -79,6 +79,18 @@ pub enum GenerateError {
     /// smaller-first signature.
     #[error("depth overflow in {0}: a depth above 32765 plies")]
     DepthOverflow(Signature),
+    /// The largest pair would need more memory than the system has available.
+    #[error(
+        "the largest pair needs about {} MiB, more than the {} MiB available",
+        needs >> 20,
+        available >> 20
+    )]
+    Memory {
+        /// Bytes the largest pair's working state takes (estimate).
+        needs: u64,
+        /// Bytes available (MemAvailable).
+        available: u64,
+    },
     /// More worker threads than the machine has cores, or none.
     #[error("{asked} worker threads asked for: this machine has {cores} cores")]
     ThreadCount {
@@ -108,6 +120,10 @@ pub trait Observer: Send + Sync {
     fn advance(&self, n: u64);
     /// The current stage is complete.
     fn end(&self);
+    /// A pair is complete: `done` of the job's `total` positions are built.
+    fn job(&self, done: u64, total: u64) {
+        let _ = (done, total);
+    }
 }
 
 /// How to build.
@@ -117,6 +133,9 @@ pub struct Options {
     pub threads: Option<usize>,
     /// Told of every stage and its progress.
     pub observer: Option<std::sync::Arc<dyn Observer>>,
+    /// Build even when a pair's estimated working memory exceeds the memory the
+    /// system has available.
+    pub force: bool,
     /// Save a pair in progress this often (after its first stage, then at a depth
     /// level), so that an interrupted build resumes inside it; `None`: never.
     pub checkpoint_every: Option<std::time::Duration>,
@@ -127,6 +146,7 @@ impl std::fmt::Debug for Options {
         f.debug_struct("Options")
             .field("threads", &self.threads)
             .field("observer", &self.observer.is_some())
+            .field("force", &self.force)
             .field("checkpoint_every", &self.checkpoint_every)
             .finish()
     }
@@ -244,16 +264,7 @@ pub fn generate(
             });
         }
     }
-    let plan = build_plan(targets);
-    for sig in plan.iter().flat_map(|&key| members(key)) {
-        if !sig.buildable(board) {
-            return Err(GenerateError::TooLarge {
-                sig,
-                placements: sig.placements(board),
-                board: board.size_name(),
-            });
-        }
-    }
+    let todo = plan_build(dir, board, targets)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if let Some(asked) = opts.threads.filter(|&n| n == 0 || n > cores) {
         return Err(GenerateError::ThreadCount { asked, cores });
@@ -273,15 +284,108 @@ pub fn generate(
         path: tables.clone(),
         source,
     })?;
+    if let Some(available) = mem_available().filter(|&a| todo.peak_bytes > a && !opts.force) {
+        return Err(GenerateError::Memory {
+            needs: todo.peak_bytes,
+            available,
+        });
+    }
     let mut out = Vec::new();
-    for key in plan {
+    let mut done = 0;
+    for key in build_plan(targets) {
         let reports = pool.install(|| build_pair(dir, board, key, opts))?;
         for r in reports {
+            if !r.skipped {
+                done += r.stats.placements;
+            }
             report(&r);
             out.push(r);
         }
+        if let Some(o) = &opts.observer {
+            o.job(done, todo.positions);
+        }
     }
     Ok(out)
+}
+
+/// What a build will do, estimated before it starts from the signatures alone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildPlan {
+    /// The pairs still to build (each named by its smaller-first member), in order.
+    pub pairs: Vec<Signature>,
+    /// Placements in the tables still to build.
+    pub positions: u64,
+    /// The largest pair's working memory, in bytes (the build's peak).
+    pub peak_bytes: u64,
+    /// Bytes on disk, at the 1.1 bits a position the tsivy tables take.
+    pub disk_bytes: u64,
+    /// Seconds of one worker thread, at 5 million positions a second (the rate of
+    /// the tsivy builds on the 2-core machine of the README's figures).
+    pub thread_seconds: f64,
+}
+
+/// Estimates a build of `targets` into `dir` (tables complete there are not counted).
+///
+/// # Errors
+/// As `generate`, for a signature it would refuse.
+pub fn plan_build(
+    dir: &Path,
+    board: &'static Board,
+    targets: &[Signature],
+) -> Result<BuildPlan, GenerateError> {
+    let group = board.symmetries().len() as u64;
+    // Entries run a little above placements over the group (symmetric classes).
+    let entries = |s: Signature| s.placements(board).div_ceil(group) * 33 / 32;
+    let indexer = |s: Signature| 6 * crate::index::binom(board.points(), s.us as usize);
+    let mut plan = BuildPlan {
+        pairs: Vec::new(),
+        positions: 0,
+        peak_bytes: 0,
+        disk_bytes: 0,
+        thread_seconds: 0.0,
+    };
+    for key in build_plan(targets) {
+        let sigs = members(key);
+        let complete = sigs
+            .iter()
+            .all(|&s| TableFile::open(&table_path(dir, board, s), board, s).is_ok());
+        if complete {
+            continue;
+        }
+        for &s in &sigs {
+            if !s.buildable(board) {
+                return Err(GenerateError::TooLarge {
+                    sig: s,
+                    placements: s.placements(board),
+                    board: board.size_name(),
+                });
+            }
+        }
+        let own: u64 = sigs.iter().map(|&s| 2 * entries(s) + indexer(s)).sum();
+        let deps: u64 = sigs
+            .iter()
+            .flat_map(|&s| capture_deps(s))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .map(|d| 2 * entries(d) + indexer(d))
+            .sum();
+        let largest = sigs.iter().map(|&s| entries(s)).max().unwrap_or(0);
+        let bytes = (own + deps).max(own + largest * 9 / 4) + (64 << 20);
+        let positions: u64 = sigs.iter().map(|&s| s.placements(board)).sum();
+        plan.pairs.push(key);
+        plan.positions += positions;
+        plan.peak_bytes = plan.peak_bytes.max(bytes);
+        plan.disk_bytes += positions * 11 / 80;
+        plan.thread_seconds += positions as f64 / 5e6;
+    }
+    Ok(plan)
+}
+
+/// Memory the system can give without swapping, in bytes (Linux).
+fn mem_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
 }
 
 /// The members of a pair (one when N == M).

@@ -89,6 +89,15 @@ fn bad_positions_are_clear_errors() {
     assert!(err.contains("side to move"), "{err}");
     let err = fails(&["generate", "--signature", "21v3", "--dir", "/nonexistent"]);
     assert!(err.contains("more than this generator builds"), "{err}");
+    let tmp = tempfile::tempdir().unwrap();
+    let err = fails(&[
+        "generate",
+        "--signature",
+        "5v5",
+        "--dir",
+        tmp.path().to_str().unwrap(),
+    ]);
+    assert!(err.contains("MiB available"), "{err}");
     let err = fails(&["generate", "--signature", "3x2", "--dir", "/nonexistent"]);
     assert!(err.contains("bad signature `3x2`"), "{err}");
 }

@@ -343,3 +343,24 @@ fn generate_clears_leftover_temporaries_and_refuses_a_directory_in_use() {
     .unwrap_err();
     assert!(e.to_string().contains("in use by process 4242"), "{e}");
 }
+
+#[test]
+fn the_build_plan_counts_what_generate_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::get(5, 3).unwrap();
+    let targets = Signature::all_up_to(5);
+    let plan = fanotb::plan_build(dir.path(), board, &targets).unwrap();
+    assert_eq!(plan.pairs, build_plan(&targets));
+    let built = generate(dir.path(), board, &targets, &Options::default(), |_| {}).unwrap();
+    let positions: u64 = built.iter().map(|r| r.stats.placements).sum();
+    assert_eq!(plan.positions, positions);
+    // The memory estimate is of the same order as the generator's own bound.
+    let bound = built.iter().map(|r| r.memory_bound).max().unwrap();
+    assert!(
+        plan.peak_bytes <= bound && 2 * plan.peak_bytes >= bound,
+        "{plan:?} vs {bound}"
+    );
+    // Built, nothing is left to plan.
+    let again = fanotb::plan_build(dir.path(), board, &targets).unwrap();
+    assert!(again.pairs.is_empty() && again.positions == 0);
+}

@@ -166,4 +166,23 @@ impl Observer for BuildProgress {
         }
         self.log_line(true);
     }
+
+    fn job(&self, done: u64, total: u64) {
+        if total == 0 {
+            return;
+        }
+        let secs = self.start.elapsed().as_secs_f64();
+        let eta = if done == 0 {
+            "-".to_string()
+        } else {
+            format!(
+                "{:.0} s",
+                secs * (total - done.min(total)) as f64 / done as f64
+            )
+        };
+        eprintln!(
+            "[{secs:>7.1} s] job: {done}/{total} positions built ({:.1}%), ETA {eta}",
+            100.0 * done as f64 / total as f64
+        );
+    }
 }

@@ -5,12 +5,11 @@ use std::fmt;
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{Board, Options, Position, SMALL_BOARDS, Solution, Wdl, published, solve};
+use fanotb::{Board, Position, SMALL_BOARDS, Signature, Solution, Wdl, published, solve};
 
 use crate::output::{human_bytes, print_line};
 use crate::probe::{LineMove, MoveValue, Value, best_notations};
-use crate::progress::table_observer;
-use crate::tables::{CheckpointArg, TableLine};
+use crate::tables::{BuildArgs, TableLine};
 use crate::{Result, TablesArg, board_position};
 
 #[derive(Args)]
@@ -25,11 +24,8 @@ pub struct SolveArgs {
     /// print one results table.
     #[arg(long)]
     pub all_small: bool,
-    /// Worker threads for the table builds (default: every core). Example: 2.
-    #[arg(long)]
-    pub threads: Option<usize>,
     #[command(flatten)]
-    pub checkpoint: CheckpointArg,
+    pub build: BuildArgs,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -206,11 +202,7 @@ impl fmt::Display for SolveReport {
 }
 
 pub fn solve_command(a: SolveArgs, json: bool) -> Result<SolveReport> {
-    let opts = Options {
-        threads: a.threads,
-        observer: table_observer(json),
-        checkpoint_every: a.checkpoint.every(),
-    };
+    let opts = a.build.options(json);
     let targets: Vec<Position> = if a.all_small {
         SMALL_BOARDS
             .iter()
@@ -224,6 +216,9 @@ pub fn solve_command(a: SolveArgs, json: bool) -> Result<SolveReport> {
     };
     let mut solutions = Vec::new();
     for pos in &targets {
+        let material = Signature::of(pos.us(), pos.them());
+        a.build
+            .announce(&a.tables.dir, pos.board(), &[material], json)?;
         let sol = solve(&a.tables.dir, pos, &opts, |r| {
             if !json && !r.skipped {
                 print_line(&TableLine::from(r), false);

@@ -1,16 +1,17 @@
 //! Building and inspecting tables: `generate`, `stats`, `verify`.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
 
 use fanotb::{
-    Board, Options, Signature, TableInfo, TableReport, Tablebase, generate, peak_rss, verify,
+    Board, Options, Signature, TableInfo, TableReport, Tablebase, generate, peak_rss, plan_build,
+    verify,
 };
 
-use crate::output::{as_text, failure, human_bytes, print_line};
+use crate::output::{as_text, emit, failure, human_bytes, print_line};
 use crate::progress::table_observer;
 use crate::{Result, TablesArg};
 
@@ -98,29 +99,65 @@ pub struct GenerateArgs {
     /// depend on. Example: 3v2 2v3.
     #[arg(long, num_args = 1..)]
     pub signature: Vec<Signature>,
-    /// Worker threads (default: every core). Example: 2.
-    #[arg(long)]
-    pub threads: Option<usize>,
     #[command(flatten)]
-    pub checkpoint: CheckpointArg,
+    pub build: BuildArgs,
     #[command(flatten)]
     pub tables: TablesArg,
 }
 
+/// How table builds run, for `generate` and `solve`.
 #[derive(Args)]
-pub struct CheckpointArg {
+pub struct BuildArgs {
+    /// Worker threads (default: every core). Example: 2.
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Save a pair in progress after this many minutes, and again as often, so that
     /// an interrupted build resumes inside it (0: after the first stage and at every
     /// depth level). Example: 30.
     #[arg(long, default_value_t = 10.0)]
     pub checkpoint_minutes: f64,
+    /// Build even when the largest pair's estimated memory exceeds the memory
+    /// available.
+    #[arg(long)]
+    pub force: bool,
 }
 
-impl CheckpointArg {
-    pub fn every(&self) -> Option<std::time::Duration> {
-        Some(std::time::Duration::from_secs_f64(
-            self.checkpoint_minutes.max(0.0) * 60.0,
-        ))
+impl BuildArgs {
+    pub fn options(&self, json: bool) -> Options {
+        Options {
+            threads: self.threads,
+            observer: table_observer(json),
+            force: self.force,
+            checkpoint_every: Some(std::time::Duration::from_secs_f64(
+                self.checkpoint_minutes.max(0.0) * 60.0,
+            )),
+        }
+    }
+
+    /// Prints what a build of `targets` will take, before it starts (text only).
+    pub fn announce(
+        &self,
+        dir: &Path,
+        board: &'static Board,
+        targets: &[Signature],
+        json: bool,
+    ) -> Result<()> {
+        let plan = plan_build(dir, board, targets)?;
+        if json || plan.pairs.is_empty() {
+            return Ok(());
+        }
+        let threads = self
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        emit(&format!(
+            "plan: {} pairs, {} positions, about {:.0} s on {threads} threads, peak about {}, about {} on disk\n",
+            plan.pairs.len(),
+            plan.positions,
+            plan.thread_seconds / threads as f64,
+            human_bytes(plan.peak_bytes),
+            human_bytes(plan.disk_bytes)
+        ));
+        Ok(())
     }
 }
 
@@ -158,11 +195,8 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
         Some(n) => Signature::all_up_to(n),
         None => a.signature,
     };
-    let opts = Options {
-        threads: a.threads,
-        observer: table_observer(json),
-        checkpoint_every: a.checkpoint.every(),
-    };
+    a.build.announce(&a.tables.dir, board, &targets, json)?;
+    let opts = a.build.options(json);
     let start = std::time::Instant::now();
     let reports = generate(&a.tables.dir, board, &targets, &opts, |r| {
         if !json {
