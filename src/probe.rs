@@ -38,6 +38,15 @@ type BoardSlots = Box<[OnceLock<Box<Table>>]>;
 /// A directory of tables. Files open lazily on first use; safe to share across
 /// threads, and a probe of an open table takes no lock: each board has a row of
 /// once-set slots, one per signature.
+///
+/// # Files are memory-mapped
+/// A table file must not be truncated or rewritten in place while a `Tablebase`
+/// has it open: the operating system then ends the process (SIGBUS) when a probe
+/// touches a page that is gone. fanotb's own writer never does this (it writes a
+/// new file and renames it over the name); replacing tables by `cp` over open
+/// files, or a disk that is unmounted under the process, breaks the contract.
+/// Every read is bounds-checked and checksummed, so a file that is damaged, but
+/// not changed while mapped, is an error, never a crash.
 pub struct Tablebase {
     dir: PathBuf,
     /// Per board size ((W - 3) / 2 * 4 + (H - 3) / 2), the slots of its tables.
