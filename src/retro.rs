@@ -950,10 +950,14 @@ fn notify(cell: &AtomicU16, successor_lost: bool, code: u16) -> bool {
     .is_ok_and(|prev| prev & !UNDECIDED == 1 || successor_lost)
 }
 
-/// The chunk-mark bit of a decided code.
+/// The chunk-mark bit of a decided code; none for a draw (code 0: a capture
+/// position whose every result is drawn), which never propagates.
 #[inline]
 fn depth_bit(code: u16) -> u64 {
-    1 << (code - 1).min(63)
+    match code {
+        0 => 0,
+        c => 1 << (c - 1).min(63),
+    }
 }
 
 #[cfg(test)]
