@@ -137,7 +137,9 @@ pub struct Options {
     /// system has available.
     pub force: bool,
     /// Save a pair in progress this often (after its first stage, then at a depth
-    /// level), so that an interrupted build resumes inside it; `None`: never.
+    /// level), so that an interrupted build resumes inside it; `None`: never. The
+    /// interval stretches to ten times a save's duration, so saving costs at most a
+    /// tenth of the build.
     pub checkpoint_every: Option<std::time::Duration>,
 }
 
@@ -661,19 +663,22 @@ fn solve_pair(
         },
     };
     drop(deps);
-    let mut last_save = Instant::now();
+    // Saving never takes more than a tenth of the time: the interval grows to ten
+    // times the last save's duration when that is longer.
+    let (mut last_save, mut save_cost) = (Instant::now(), std::time::Duration::ZERO);
     pair.propagate(key, from, opts, |pair, at| {
         let due = opts
             .checkpoint_every
-            .is_some_and(|every| last_save.elapsed() >= every);
+            .is_some_and(|every| last_save.elapsed() >= every.max(10 * save_cost));
         if due && Some(at) != resumed {
+            let t = Instant::now();
             pair_checkpoint::save(&ckpt, &id, at, &pair.states, &pair.marks).map_err(|source| {
                 TableError::Io {
                     path: ckpt.clone(),
                     source,
                 }
             })?;
-            last_save = Instant::now();
+            (last_save, save_cost) = (Instant::now(), t.elapsed());
         }
         Ok(())
     })?;

@@ -113,8 +113,9 @@ pub struct BuildArgs {
     pub threads: Option<usize>,
     /// Save a pair in progress after this many minutes, and again as often, so that
     /// an interrupted build resumes inside it (0: after the first stage and at every
-    /// depth level). Example: 30.
-    #[arg(long, default_value_t = 10.0)]
+    /// depth level; the interval stretches so that saving costs at most a tenth of
+    /// the build). Example: 30.
+    #[arg(long, default_value_t = 5.0)]
     pub checkpoint_minutes: f64,
     /// Build even when the largest pair's estimated memory exceeds the memory
     /// available.
