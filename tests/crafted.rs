@@ -3,6 +3,8 @@
 //! with no panic, no abort and no large allocation, from every reader; `generate`
 //! must rebuild over it.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -117,16 +119,7 @@ fn sig(s: &str) -> Signature {
 
 /// A directory with every tsivy table up to 3 stones.
 fn tables() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    generate(
-        dir.path(),
-        Board::tsivy(),
-        &Signature::all_up_to(3),
-        &Options::default(),
-        |_| {},
-    )
-    .unwrap();
-    dir
+    common::tables(Board::tsivy(), 3)
 }
 
 /// Every reader meets `path` (holding the table `s`) and must fail clearly, naming

@@ -1,23 +1,15 @@
 //! The C ABI, called as a C program would.
 
+mod common;
+
 use std::ffi::{CStr, CString, c_char, c_int};
 
 use fanotb::Board;
-use fanotb::Signature;
 use fanotb::ffi::*;
-use fanotb::{Options, generate};
 
 /// The tsivy tables up to 3 stones in a new directory, and its name for C.
 fn tables3() -> (tempfile::TempDir, CString) {
-    let dir = tempfile::tempdir().unwrap();
-    generate(
-        dir.path(),
-        Board::tsivy(),
-        &Signature::all_up_to(3),
-        &Options::default(),
-        |_| {},
-    )
-    .unwrap();
+    let dir = common::tables(Board::tsivy(), 3);
     let cdir = CString::new(dir.path().to_str().unwrap()).unwrap();
     (dir, cdir)
 }

@@ -1,6 +1,6 @@
 pub mod naive;
 
-use fanotb::Outcome;
+use fanotb::{Board, Options, Outcome, Signature, generate};
 use naive::Value;
 
 /// The crate's form of a brute-force value.
@@ -28,4 +28,19 @@ impl Rng {
     pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
+}
+
+/// Every table of `board` with up to `max` stones, in a new directory.
+#[allow(dead_code)] // not every test crate builds tables
+pub fn tables(board: &'static Board, max: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    generate(
+        dir.path(),
+        board,
+        &Signature::all_up_to(max),
+        &Options::default(),
+        |_| {},
+    )
+    .unwrap();
+    dir
 }
