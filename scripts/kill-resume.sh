@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
   --dir "$work/clean" --json > /dev/null
 resumed=0
 for i in $(seq "$n"); do
-  delay=$(python3 -c "import random; print(round(random.uniform(0.05, 6.0), 2))")
+  delay=$(python3 -c "import random; print(round(random.uniform(0.5, 15.0), 2))")
   "$bin" generate --board "$board" --max-stones "$stones" --dir "$work/killed" \
     --checkpoint-minutes 0 --json > /dev/null 2>&1 &
   pid=$!

@@ -93,6 +93,9 @@ pub(crate) fn save(
     marks: &[Vec<AtomicU64>],
 ) -> std::io::Result<()> {
     let sizes: Vec<u64> = states.iter().map(|s| s.len() as u64).collect();
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
     crate::durable::replace_file(path, |file| {
         let mut w = Hashed {
             out: BufWriter::with_capacity(1 << 20, file),
@@ -228,7 +231,6 @@ mod tests {
             deps: &deps,
         };
         let path = path(dir.path(), board, id.key);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let saved = arrays(100_000, 0x5a5a);
         let at = Resume {
             level: 17,
