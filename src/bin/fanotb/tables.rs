@@ -151,7 +151,7 @@ impl BuildArgs {
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         emit(&format!(
-            "plan: {} pairs, {} positions, about {:.0} s on {threads} threads, peak about {}, about {} on disk\n",
+            "plan: {} pairs, {} positions, about {:.1} s on {threads} threads, peak about {}, about {} on disk\n",
             plan.pairs.len(),
             plan.positions,
             plan.thread_seconds / threads as f64,
