@@ -417,3 +417,60 @@ fn perft_small_sanity() {
         perft(&t, 3)
     );
 }
+
+/// The rule-aware reference (values under the no-capture limit, per counter) against
+/// the plain one, and the structure a rule-aware table can rely on: as the counter
+/// grows, wins and losses only turn into draws, so one threshold per position says
+/// where.
+#[test]
+fn limited_values_follow_the_rules_and_only_turn_into_draws() {
+    let (w, h, stones) = (5, 3, 4);
+    let plain = solve_all(w, h, stones);
+    let longest = plain
+        .values()
+        .filter_map(|v| match v {
+            Value::Win(d) | Value::Loss(d) => Some(*d),
+            Value::Draw => None,
+        })
+        .max()
+        .unwrap();
+    let plain_wdl = |v: Value| match v {
+        Value::Win(_) => Wdl::Win,
+        Value::Loss(_) => Wdl::Loss,
+        Value::Draw => Wdl::Draw,
+    };
+    for limit in [1, 2, 3, 6, 12, longest + 1] {
+        let limited = solve_limited(w, h, stones, limit);
+        assert_eq!(limited.len(), plain.len());
+        let mut cursed = 0;
+        for (p, by_counter) in &limited {
+            let base = plain_wdl(plain[p]);
+            let stuck = distinct_successors(p).is_empty();
+            for (c, &v) in by_counter.iter().enumerate() {
+                // The limit only takes results away.
+                assert!(v == Wdl::Draw || v == base, "{} at {c}: {v:?}", to_text(p));
+                if c > 0 && v != Wdl::Draw {
+                    assert_eq!(by_counter[c - 1], v, "{} at {c}", to_text(p));
+                }
+            }
+            // At the limit only a side with no move has lost; nothing else is decided.
+            let at_limit = by_counter[limit as usize];
+            assert_eq!(at_limit, if stuck { Wdl::Loss } else { Wdl::Draw });
+            if base == Wdl::Win && by_counter[0] == Wdl::Draw {
+                cursed += 1;
+            }
+        }
+        if limit > longest {
+            assert_eq!(cursed, 0, "a limit above every depth never bites");
+            for (p, by_counter) in &limited {
+                assert_eq!(by_counter[0], plain_wdl(plain[p]), "{}", to_text(p));
+            }
+        } else if limit <= 3 {
+            assert!(
+                cursed > 0,
+                "a limit of {limit} plies turns some wins into draws"
+            );
+        }
+        eprintln!("{w}x{h} <= {stones} stones, limit {limit}: {cursed} cursed wins at counter 0");
+    }
+}

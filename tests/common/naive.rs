@@ -530,6 +530,96 @@ pub fn solve_all(w: usize, h: usize, max_stones: usize) -> HashMap<NaivePos, Val
     out
 }
 
+/// A value under the no-capture limit (RULES.md): no depth, only the result.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Wdl {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// Solves every (position, counter) state of `enumerate(w, h, max_stones)` under the
+/// no-capture limit `limit`, straight from the rules: a side with no stones or no
+/// move loses; else at counter `limit` the game is drawn; a capture leads to counter
+/// 0, a paika to counter + 1. Iterates to the fixpoint (win if some successor state
+/// is lost, loss if every one is won); what stays open is a draw. Returns, per
+/// position, its value at each counter 0..=limit.
+pub fn solve_limited(
+    w: usize,
+    h: usize,
+    max_stones: usize,
+    limit: u32,
+) -> HashMap<NaivePos, Vec<Wdl>> {
+    let positions = enumerate(w, h, max_stones);
+    let index: HashMap<&NaivePos, usize> =
+        positions.iter().enumerate().map(|(i, p)| (p, i)).collect();
+    let states = limit as usize + 1;
+    // Per position: its successors (None: the side to move there has no stones) and
+    // whether its moves capture (capture is compulsory, so all of them do or none).
+    let succ: Vec<(Vec<Option<usize>>, bool)> = positions
+        .iter()
+        .map(|p| {
+            let capture = !capture_moves(p).is_empty();
+            let list = distinct_successors(p)
+                .into_iter()
+                .map(|s| (s.count(s.mover()) > 0).then(|| index[&s]))
+                .collect();
+            (list, capture)
+        })
+        .collect();
+    let mut value: Vec<Option<Wdl>> = vec![None; positions.len() * states];
+    for (i, (list, _)) in succ.iter().enumerate() {
+        for c in 0..states {
+            value[i * states + c] = if list.is_empty() {
+                Some(Wdl::Loss)
+            } else if c == limit as usize {
+                Some(Wdl::Draw)
+            } else {
+                None
+            };
+        }
+    }
+    loop {
+        let mut changed = false;
+        for (i, (list, capture)) in succ.iter().enumerate() {
+            for c in 0..states {
+                if value[i * states + c].is_some() {
+                    continue;
+                }
+                let next = if *capture { 0 } else { c + 1 };
+                let of = |s: &Option<usize>| match s {
+                    None => Some(Wdl::Loss),
+                    Some(j) => value[j * states + next],
+                };
+                let v = if list.iter().any(|s| of(s) == Some(Wdl::Loss)) {
+                    Some(Wdl::Win)
+                } else if list.iter().all(|s| of(s) == Some(Wdl::Win)) {
+                    Some(Wdl::Loss)
+                } else {
+                    None
+                };
+                if v.is_some() {
+                    value[i * states + c] = v;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    positions
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let v = (0..states)
+                .map(|c| value[i * states + c].unwrap_or(Wdl::Draw))
+                .collect();
+            (p, v)
+        })
+        .collect()
+}
+
 /// Dense solution of a whole small board: every configuration with
 /// 1..=max_per_side stones of each colour, White to move (Black to move is the
 /// colour-swapped position, with the same value).
