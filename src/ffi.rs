@@ -112,9 +112,14 @@ pub struct Handle {
     tb: std::cell::UnsafeCell<std::mem::ManuallyDrop<Tablebase>>,
 }
 
-// SAFETY: the tablebase is Send + Sync; the cell is written only by
-// `fanotb_close`, which the contract forbids to run beside any other use.
+// SAFETY: the tablebase is Send + Sync (asserted below); the cell is written only
+// by `fanotb_close`, which the contract forbids to run beside any other use.
 unsafe impl Sync for Handle {}
+
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Tablebase>();
+};
 
 impl std::fmt::Debug for Handle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

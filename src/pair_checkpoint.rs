@@ -6,7 +6,7 @@
 //! level boundary is deterministic, so a resumed build writes byte-identical tables.
 //!
 //! File `DIR/WxH/NvM.pair.ckpt` (N <= M, the pair's smaller-first member), written
-//! whole or not at all: magic `FNPAIR1\n`; width, height, N, M (one byte each); the
+//! whole or not at all: magic `FNPAIR1\n`; the generator revision (u32); width, height, N, M (one byte each); the
 //! next level and the largest stage-1 code (u16 each); the number of sides; per side
 //! its entry count (u64); the smaller tables' whole-file checksums (count u64, then
 //! signature bytes and u64 each); the codes of every side (u16 each), the marks of
@@ -23,6 +23,9 @@ use crate::board::Board;
 use crate::index::Signature;
 
 const MAGIC: &[u8; 8] = b"FNPAIR1\n";
+/// Bumped whenever the generator's working codes or marks change meaning, so that a
+/// checkpoint of an older generator is not resumed by a newer one.
+const GENERATOR_REVISION: u32 = 1;
 
 /// Where a pair's checkpoint lives.
 pub(crate) fn path(dir: &Path, board: &Board, key: Signature) -> PathBuf {
@@ -61,6 +64,7 @@ impl<W: Write> Hashed<W> {
 
 fn prologue(id: &Identity, at: Resume, sizes: &[u64]) -> Vec<u8> {
     let mut h = MAGIC.to_vec();
+    h.extend_from_slice(&GENERATOR_REVISION.to_le_bytes());
     h.extend_from_slice(&[
         id.board.width() as u8,
         id.board.height() as u8,
@@ -133,10 +137,11 @@ pub(crate) fn load(
     states: &[Vec<AtomicU16>],
     marks: &[Vec<AtomicU64>],
 ) -> Option<Resume> {
-    let file = File::open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
+    // Checked before opening: opening a FIFO would block.
+    if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
+    let file = File::open(path).ok()?;
     let mut r = BufReader::with_capacity(1 << 20, file);
     let mut hash = Xxh3::new();
     let mut read = |buf: &mut [u8]| -> Option<()> {
@@ -157,12 +162,12 @@ pub(crate) fn load(
     );
     let mut got = vec![0u8; want.len()];
     read(&mut got)?;
-    if got[..12] != want[..12] || got[16..] != want[16..] {
+    if got[..16] != want[..16] || got[20..] != want[20..] {
         return None;
     }
     let at = Resume {
-        level: u16::from_le_bytes([got[12], got[13]]),
-        max_init: u16::from_le_bytes([got[14], got[15]]),
+        level: u16::from_le_bytes([got[16], got[17]]),
+        max_init: u16::from_le_bytes([got[18], got[19]]),
     };
     let mut buf = vec![0u8; SPAN * 8];
     for side in states {

@@ -321,6 +321,9 @@ pub struct BuildPlan {
     pub peak_bytes: u64,
     /// Bytes on disk, at the 1.1 bits a position the tsivy tables take.
     pub disk_bytes: u64,
+    /// Bytes the largest pair's checkpoint takes on disk while it builds (twice its
+    /// size while a new one replaces the old).
+    pub checkpoint_bytes: u64,
     /// Seconds of one worker thread, at 5 million positions a second (the rate of
     /// the tsivy builds on the 2-core machine of the README's figures).
     pub thread_seconds: f64,
@@ -344,6 +347,7 @@ pub fn plan_build(
         positions: 0,
         peak_bytes: 0,
         disk_bytes: 0,
+        checkpoint_bytes: 0,
         thread_seconds: 0.0,
     };
     for key in build_plan(targets) {
@@ -377,6 +381,8 @@ pub fn plan_build(
         plan.pairs.push(key);
         plan.positions += positions;
         plan.peak_bytes = plan.peak_bytes.max(bytes);
+        let codes: u64 = sigs.iter().map(|&s| 2 * entries(s)).sum();
+        plan.checkpoint_bytes = plan.checkpoint_bytes.max(2 * codes);
         plan.disk_bytes += positions * 11 / 80;
         plan.thread_seconds += positions as f64 / 5e6;
     }
@@ -415,6 +421,8 @@ fn build_pair(
     let sigs = members(key);
     let done: Vec<Option<TableFile>> = sigs.iter().map(|&s| existing(dir, board, s)).collect();
     if done.iter().all(Option::is_some) {
+        // A checkpoint left by a run killed after writing both tables.
+        remove_checkpoint(dir, board, key);
         return Ok(done
             .into_iter()
             .flatten()
@@ -462,18 +470,14 @@ fn build_pair(
         });
     }
     // The tables are whole on disk: the pair's checkpoint has served.
-    let ckpt = pair_checkpoint::path(dir, board, key);
-    match std::fs::remove_file(&ckpt) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(TableError::Io {
-                path: ckpt,
-                source: e,
-            }
-            .into());
-        }
-        _ => {}
-    }
+    remove_checkpoint(dir, board, key);
     Ok(reports)
+}
+
+/// Removes a pair's checkpoint, if there is one. Best effort: the tables are
+/// complete, and a checkpoint left behind is removed the next time.
+fn remove_checkpoint(dir: &Path, board: &Board, key: Signature) {
+    let _ = std::fs::remove_file(pair_checkpoint::path(dir, board, key));
 }
 
 /// One stage of a build, reported to the observer if there is one.
@@ -643,6 +647,7 @@ fn solve_pair(
     key: Signature,
     opts: &Options,
 ) -> Result<(Vec<Solved>, u64, Option<u32>), GenerateError> {
+    let start = Instant::now();
     let sigs = members(key);
     let (deps, sums) = load_deps(dir, board, &sigs)?;
     let pair = Pair::new(board, &sigs);
@@ -664,20 +669,19 @@ fn solve_pair(
     };
     drop(deps);
     // Saving never takes more than a tenth of the time: the interval grows to ten
-    // times the last save's duration when that is longer.
-    let (mut last_save, mut save_cost) = (Instant::now(), std::time::Duration::ZERO);
+    // times the last save's duration when that is longer. Stage 1 counts towards
+    // the first interval. A save that fails (a full disk) costs only the resume
+    // point: the build goes on and tries no more saves.
+    let (mut last_save, mut save_cost, mut saving) = (
+        start,
+        std::time::Duration::ZERO,
+        opts.checkpoint_every.is_some(),
+    );
     pair.propagate(key, from, opts, |pair, at| {
-        let due = opts
-            .checkpoint_every
-            .is_some_and(|every| last_save.elapsed() >= every.max(10 * save_cost));
-        if due && Some(at) != resumed {
+        let every = opts.checkpoint_every.unwrap_or_default();
+        if saving && Some(at) != resumed && last_save.elapsed() >= every.max(10 * save_cost) {
             let t = Instant::now();
-            pair_checkpoint::save(&ckpt, &id, at, &pair.states, &pair.marks).map_err(|source| {
-                TableError::Io {
-                    path: ckpt.clone(),
-                    source,
-                }
-            })?;
+            saving = pair_checkpoint::save(&ckpt, &id, at, &pair.states, &pair.marks).is_ok();
             (last_save, save_cost) = (Instant::now(), t.elapsed());
         }
         Ok(())

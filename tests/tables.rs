@@ -364,3 +364,21 @@ fn the_build_plan_counts_what_generate_builds() {
     let again = fanotb::plan_build(dir.path(), board, &targets).unwrap();
     assert!(again.pairs.is_empty() && again.positions == 0);
 }
+
+#[test]
+fn a_checkpoint_that_cannot_be_saved_does_not_stop_the_build() {
+    let board = Board::tsivy();
+    let dir = common::tables(board, 4);
+    // A non-empty directory where the pair's checkpoint goes: every save fails.
+    let blocked = dir.path().join("9x5/2v3.pair.ckpt");
+    std::fs::create_dir_all(blocked.join("x")).unwrap();
+    let opts = Options {
+        checkpoint_every: Some(std::time::Duration::ZERO),
+        ..Options::default()
+    };
+    let sig: Signature = "2v3".parse().unwrap();
+    let built = generate(dir.path(), board, &[sig], &opts, |_| {}).unwrap();
+    assert!(built.iter().any(|r| r.sig == sig && !r.skipped));
+    let tb = Tablebase::open(dir.path()).unwrap();
+    assert_eq!(verify(&tb, &[sig], Some(2000), |_| {}).unwrap()[0].mismatches, 0);
+}

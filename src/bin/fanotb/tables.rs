@@ -124,15 +124,20 @@ pub struct BuildArgs {
 }
 
 impl BuildArgs {
-    pub fn options(&self, json: bool) -> Options {
-        Options {
+    pub fn options(&self, json: bool) -> Result<Options> {
+        let every = std::time::Duration::try_from_secs_f64(self.checkpoint_minutes * 60.0)
+            .map_err(|_| {
+                format!(
+                    "--checkpoint-minutes {}: not a duration",
+                    self.checkpoint_minutes
+                )
+            })?;
+        Ok(Options {
             threads: self.threads,
             observer: table_observer(json),
             force: self.force,
-            checkpoint_every: Some(std::time::Duration::from_secs_f64(
-                self.checkpoint_minutes.max(0.0) * 60.0,
-            )),
-        }
+            checkpoint_every: Some(every),
+        })
     }
 
     /// Prints what a build of `targets` will take, before it starts (text only).
@@ -151,12 +156,13 @@ impl BuildArgs {
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         emit(&format!(
-            "plan: {} pairs, {} positions, about {:.1} s on {threads} threads, peak about {}, about {} on disk\n",
+            "plan: {} pairs, {} positions, about {:.1} s on {threads} threads, peak about {}, about {} on disk (and up to {} for a checkpoint)\n",
             plan.pairs.len(),
             plan.positions,
             plan.thread_seconds / threads as f64,
             human_bytes(plan.peak_bytes),
-            human_bytes(plan.disk_bytes)
+            human_bytes(plan.disk_bytes),
+            human_bytes(plan.checkpoint_bytes)
         ));
         Ok(())
     }
@@ -197,7 +203,7 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
         None => a.signature,
     };
     a.build.announce(&a.tables.dir, board, &targets, json)?;
-    let opts = a.build.options(json);
+    let opts = a.build.options(json)?;
     let start = std::time::Instant::now();
     let reports = generate(&a.tables.dir, board, &targets, &opts, |r| {
         if !json {
