@@ -362,10 +362,6 @@ fn the_build_plan_counts_what_generate_builds() {
         plan.peak_bytes <= bound && plan.peak_bytes > 64 << 20,
         "{plan:?} vs {bound}"
     );
-    assert!(
-        plan.peak_bytes <= bound && 2 * plan.peak_bytes >= bound,
-        "{plan:?} vs {bound}"
-    );
     // Built, nothing is left to plan.
     let again = fanotb::plan_build(dir.path(), board, &targets).unwrap();
     assert!(again.pairs.is_empty() && again.positions == 0);
