@@ -120,6 +120,11 @@ pub trait Observer: Send + Sync {
     fn advance(&self, n: u64);
     /// The current stage is complete.
     fn end(&self);
+    /// The build is about to start, on `threads` worker threads, as `plan` estimates
+    /// (called only when there is something to build).
+    fn plan(&self, plan: &BuildPlan, threads: usize) {
+        let _ = (plan, threads);
+    }
     /// A pair is complete: `done` of the job's `total` positions are built.
     fn job(&self, done: u64, total: u64) {
         let _ = (done, total);
@@ -270,6 +275,9 @@ pub fn generate(
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if let Some(asked) = opts.threads.filter(|&n| n == 0 || n > cores) {
         return Err(GenerateError::ThreadCount { asked, cores });
+    }
+    if let Some(o) = opts.observer.as_ref().filter(|_| !todo.pairs.is_empty()) {
+        o.plan(&todo, opts.threads.unwrap_or(cores));
     }
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = opts.threads {

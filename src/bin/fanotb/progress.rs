@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use fanotb::{Observer, SearchProgress, peak_rss};
+use fanotb::{BuildPlan, Observer, SearchProgress, peak_rss};
 
-use crate::output::human_bytes;
+use crate::output::{emit, human_bytes};
 
 /// Search progress: a spinner per search on a terminal, a plain line every ten
 /// seconds in a log, nothing with `--json`.
@@ -165,6 +165,19 @@ impl Observer for BuildProgress {
             bar.finish();
         }
         self.log_line(true);
+    }
+
+    /// The plan goes to stdout, as the first line of the build's report.
+    fn plan(&self, plan: &BuildPlan, threads: usize) {
+        emit(&format!(
+            "plan: {} pairs, {} positions, about {:.1} s on {threads} threads, peak about {}, about {} on disk (and up to {} for a checkpoint)\n",
+            plan.pairs.len(),
+            plan.positions,
+            plan.thread_seconds / threads as f64,
+            human_bytes(plan.peak_bytes),
+            human_bytes(plan.disk_bytes),
+            human_bytes(plan.checkpoint_bytes)
+        ));
     }
 
     fn job(&self, done: u64, total: u64) {

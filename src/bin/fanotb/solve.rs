@@ -5,7 +5,7 @@ use std::fmt;
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{Board, Position, SMALL_BOARDS, Signature, Solution, Wdl, published, solve};
+use fanotb::{Board, Position, SMALL_BOARDS, Solution, Wdl, published, solve};
 
 use crate::output::{human_bytes, print_line};
 use crate::probe::{LineMove, MoveValue, Value, best_notations};
@@ -216,9 +216,6 @@ pub fn solve_command(a: SolveArgs, json: bool) -> Result<SolveReport> {
     };
     let mut solutions = Vec::new();
     for pos in &targets {
-        let material = Signature::of(pos.us(), pos.them());
-        a.build
-            .announce(&a.tables.dir, pos.board(), &[material], json)?;
         let sol = solve(&a.tables.dir, pos, &opts, |r| {
             if !json && !r.skipped {
                 print_line(&TableLine::from(r), false);

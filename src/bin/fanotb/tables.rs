@@ -1,17 +1,16 @@
 //! Building and inspecting tables: `generate`, `stats`, `verify`.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
 
 use fanotb::{
-    Board, Options, Signature, TableInfo, TableReport, Tablebase, generate, peak_rss, plan_build,
-    verify,
+    Board, Options, Signature, TableInfo, TableReport, Tablebase, generate, peak_rss, verify,
 };
 
-use crate::output::{as_text, emit, failure, human_bytes, print_line};
+use crate::output::{as_text, failure, human_bytes, print_line};
 use crate::progress::table_observer;
 use crate::{Result, TablesArg};
 
@@ -139,33 +138,6 @@ impl BuildArgs {
             checkpoint_every: Some(every),
         })
     }
-
-    /// Prints what a build of `targets` will take, before it starts (text only).
-    pub fn announce(
-        &self,
-        dir: &Path,
-        board: &'static Board,
-        targets: &[Signature],
-        json: bool,
-    ) -> Result<()> {
-        let plan = plan_build(dir, board, targets)?;
-        if json || plan.pairs.is_empty() {
-            return Ok(());
-        }
-        let threads = self
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        emit(&format!(
-            "plan: {} pairs, {} positions, about {:.1} s on {threads} threads, peak about {}, about {} on disk (and up to {} for a checkpoint)\n",
-            plan.pairs.len(),
-            plan.positions,
-            plan.thread_seconds / threads as f64,
-            human_bytes(plan.peak_bytes),
-            human_bytes(plan.disk_bytes),
-            human_bytes(plan.checkpoint_bytes)
-        ));
-        Ok(())
-    }
 }
 
 #[derive(Serialize)]
@@ -202,7 +174,6 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
         Some(n) => Signature::all_up_to(n),
         None => a.signature,
     };
-    a.build.announce(&a.tables.dir, board, &targets, json)?;
     let opts = a.build.options(json)?;
     let start = std::time::Instant::now();
     let reports = generate(&a.tables.dir, board, &targets, &opts, |r| {
