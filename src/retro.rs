@@ -92,7 +92,7 @@ pub enum GenerateError {
         available: u64,
     },
     /// More worker threads than the machine has cores, or none.
-    #[error("{asked} worker threads asked for: this machine has {cores} cores")]
+    #[error("{asked} worker threads asked for: give 1 to {cores}, the cores of this machine")]
     ThreadCount {
         /// Threads asked for.
         asked: usize,
