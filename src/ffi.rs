@@ -74,6 +74,7 @@ fn probe_error(e: ProbeError) -> c_int {
     let code = match e {
         ProbeError::Table(TableError::Missing { .. }) => FANOTB_EMISSING,
         ProbeError::GameOver(_) => FANOTB_EOVER,
+        ProbeError::Counter { .. } => FANOTB_EARG,
         ProbeError::Table(_) | ProbeError::NotADirectory(_) => FANOTB_EDAMAGED,
     };
     fail(code, e)

@@ -5,11 +5,12 @@
 //! every chunk's depth marks, with the next level to process. Propagation from a
 //! level boundary is deterministic, so a resumed build writes byte-identical tables.
 //!
-//! File `DIR/WxH/NvM.pair.ckpt` (N <= M, the pair's smaller-first member), written
+//! File `DIR/WxH/NvM.pair.ckpt` (N <= M, the pair's smaller-first member; in
+//! `DIR/WxH/nN/` for the rule-aware tables of a no-capture limit N), written
 //! whole or not at all: magic `FNPAIR1\n`; the generator revision (u32); width, height, N, M (one byte each); the
 //! next level and the largest stage-1 code (u16 each); the number of sides; per side
 //! its entry count (u64); the smaller tables' whole-file checksums (count u64, then
-//! signature bytes and u64 each); the codes of every side (u16 each), the marks of
+//! signature bytes and u64 each); the no-capture limit (u8, 0 for none); the codes of every side (u16 each), the marks of
 //! every side (u64 each); the xxh3 of everything before it (u64). Little-endian.
 
 use std::fs::File;
@@ -21,21 +22,25 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::board::Board;
 use crate::index::Signature;
+use crate::limit::Limit;
+use crate::table::tables_dir;
 
 const MAGIC: &[u8; 8] = b"FNPAIR1\n";
 /// Bumped whenever the generator's working codes or marks change meaning, so that a
 /// checkpoint of an older generator is not resumed by a newer one.
-const GENERATOR_REVISION: u32 = 1;
+const GENERATOR_REVISION: u32 = 2;
 
 /// Where a pair's checkpoint lives.
-pub(crate) fn path(dir: &Path, board: &Board, key: Signature) -> PathBuf {
-    dir.join(board.size_name()).join(format!("{key}.pair.ckpt"))
+pub(crate) fn path(dir: &Path, board: &Board, limit: Option<Limit>, key: Signature) -> PathBuf {
+    tables_dir(dir, board, limit).join(format!("{key}.pair.ckpt"))
 }
 
 /// What identifies the build a checkpoint belongs to.
 pub(crate) struct Identity<'a> {
     pub(crate) board: &'a Board,
     pub(crate) key: Signature,
+    /// The no-capture limit of a rule-aware build.
+    pub(crate) limit: Option<Limit>,
     /// The smaller tables the pair's captures read, with their file checksums.
     pub(crate) deps: &'a [(Signature, u64)],
 }
@@ -82,6 +87,7 @@ fn prologue(id: &Identity, at: Resume, sizes: &[u64]) -> Vec<u8> {
         h.extend_from_slice(&[sig.us, sig.them]);
         h.extend_from_slice(&sum.to_le_bytes());
     }
+    h.push(id.limit.map_or(0, |n| n.plies() as u8));
     h
 }
 
@@ -233,9 +239,10 @@ mod tests {
         let id = Identity {
             board,
             key: Signature::new(2, 3),
+            limit: None,
             deps: &deps,
         };
-        let path = path(dir.path(), board, id.key);
+        let path = path(dir.path(), board, None, id.key);
         let saved = arrays(100_000, 0x5a5a);
         let at = Resume {
             level: 17,
@@ -250,6 +257,11 @@ mod tests {
         let other = [(Signature::new(1, 2), 78)];
         let id2 = Identity { deps: &other, ..id };
         assert_eq!(load(&path, &id2, &into.0, &into.1), None);
+        let id3 = Identity {
+            limit: Some(crate::limit::Limit::new(60).unwrap()),
+            ..id
+        };
+        assert_eq!(load(&path, &id3, &into.0, &into.1), None);
         let small = arrays(99_999, 0);
         assert_eq!(load(&path, &id, &small.0, &small.1), None);
         // Damaged anywhere, or cut short: refused.

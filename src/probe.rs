@@ -9,6 +9,7 @@ use thiserror::Error;
 
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
+use crate::limit::{Limit, Limited};
 use crate::movegen::Move;
 use crate::position::Color;
 use crate::position::Position;
@@ -27,6 +28,14 @@ pub enum ProbeError {
     /// The table directory is not a directory.
     #[error("{} is not a directory", .0.display())]
     NotADirectory(PathBuf),
+    /// A no-capture counter above the limit: the game ended at the limit.
+    #[error("counter {counter} is above the no-capture limit {limit}: the game ended at {limit}")]
+    Counter {
+        /// The counter given.
+        counter: u32,
+        /// The limit.
+        limit: Limit,
+    },
 }
 
 /// Table slots per board: one per signature NvM, N and M below 64.
@@ -49,8 +58,9 @@ type BoardSlots = Box<[OnceLock<Box<Table>>]>;
 /// not changed while mapped, is an error, never a crash.
 pub struct Tablebase {
     dir: PathBuf,
-    /// Per board size ((W - 3) / 2 * 4 + (H - 3) / 2), the slots of its tables.
-    boards: [OnceLock<BoardSlots>; 16],
+    /// Per no-capture limit (0 for the plain tables) and board size
+    /// (limit * 16 + (W - 3) / 2 * 4 + (H - 3) / 2), the slots of its tables.
+    boards: Box<[OnceLock<BoardSlots>]>,
 }
 
 /// A table of a `Tablebase`'s directory.
@@ -60,6 +70,8 @@ pub struct TableInfo {
     pub board: &'static Board,
     /// Its material.
     pub signature: Signature,
+    /// The no-capture limit of a rule-aware table.
+    pub limit: Option<Limit>,
     /// Its file.
     pub path: PathBuf,
     /// The counts its header holds.
@@ -68,6 +80,35 @@ pub struct TableInfo {
     pub bytes: u64,
     /// A position of the longest win, White to move, when the table holds a win.
     pub longest_win: Option<Position>,
+}
+
+/// A move with its value under a no-capture limit, from the mover's point of view.
+#[derive(Clone, Debug)]
+pub struct LimitedMove {
+    /// The move.
+    pub mv: Move,
+    /// Its value for the mover at the counter it leads to.
+    pub value: Wdl,
+    /// Its rule-aware value for the mover: T counts the move (1 for a capture).
+    pub limited: Limited,
+    /// The counter of the position after it: 0 after a capture, one more after a
+    /// paika.
+    pub counter: u32,
+    /// The position after it.
+    pub result: Position,
+}
+
+impl LimitedMove {
+    /// Sort key: best for the mover first (wins by the fewest plies to a capture,
+    /// draws, losses by the most).
+    fn rank(&self) -> (u8, i64) {
+        let t = self.limited.plies_to_capture().unwrap_or(0) as i64;
+        match self.value {
+            Wdl::Win => (0, t),
+            Wdl::Draw => (1, 0),
+            Wdl::Loss => (2, -t),
+        }
+    }
 }
 
 /// A move with the outcome it leads to, from the mover's point of view.
@@ -106,7 +147,9 @@ impl Tablebase {
         }
         Ok(Tablebase {
             dir,
-            boards: std::array::from_fn(|_| OnceLock::new()),
+            boards: (0..16 * (Limit::MAX as usize + 1))
+                .map(|_| OnceLock::new())
+                .collect(),
         })
     }
 
@@ -115,28 +158,34 @@ impl Tablebase {
         &self.dir
     }
 
-    fn table(&self, board: &'static Board, sig: Signature) -> Result<&Table, ProbeError> {
-        let row = self.boards[(board.width() - 3) / 2 * 4 + (board.height() - 3) / 2]
+    fn table(
+        &self,
+        board: &'static Board,
+        limit: Option<Limit>,
+        sig: Signature,
+    ) -> Result<&Table, ProbeError> {
+        let n = limit.map_or(0, Limit::plies) as usize;
+        let row = self.boards[n * 16 + (board.width() - 3) / 2 * 4 + (board.height() - 3) / 2]
             .get_or_init(|| (0..SLOTS).map(|_| OnceLock::new()).collect());
         let slot = &row[sig.us as usize % 64 * 64 + sig.them as usize % 64];
         if let Some(t) = slot.get() {
             return Ok(t);
         }
-        let loaded = Box::new(Table::open(&self.dir, board, sig)?);
+        let loaded = Box::new(Table::open(&self.dir, board, limit, sig)?);
         // Two threads may both open the file; the first to set the slot wins.
         Ok(slot.get_or_init(|| loaded))
     }
 
     /// Every table in the directory with the figures its header holds, sorted by
-    /// board, then stones, then signature.
+    /// board, then limit (plain tables first), then stones, then signature.
     ///
     /// # Errors
     /// The directory cannot be read, or a table file cannot be opened.
     pub fn tables(&self) -> Result<Vec<TableInfo>, ProbeError> {
         self.list()?
             .into_iter()
-            .map(|(board, sig, path)| {
-                let Table { idx, file } = Table::open(&self.dir, board, sig)?;
+            .map(|(board, limit, sig, path)| {
+                let Table { idx, file } = Table::open(&self.dir, board, limit, sig)?;
                 let stats = file.header().stats;
                 let longest_win = (stats.wins > 0).then(|| {
                     let (us, them) = idx.unrank(stats.longest_win);
@@ -145,6 +194,7 @@ impl Tablebase {
                 Ok(TableInfo {
                     board,
                     signature: sig,
+                    limit,
                     path,
                     stats,
                     bytes: file.file_size(),
@@ -154,8 +204,8 @@ impl Tablebase {
             .collect()
     }
 
-    /// Every table file in the directory, as (board, signature, path), sorted.
-    pub(crate) fn list(&self) -> Result<Vec<(&'static Board, Signature, PathBuf)>, ProbeError> {
+    /// Every table file in the directory, as (board, limit, signature, path), sorted.
+    pub(crate) fn list(&self) -> Result<Vec<Listed>, ProbeError> {
         let io = |e: std::io::Error| TableError::Io {
             path: self.dir.clone(),
             source: e,
@@ -172,19 +222,26 @@ impl Tablebase {
             };
             for f in std::fs::read_dir(&sub).map_err(io)? {
                 let f = f.map_err(io)?.path();
-                if f.extension().and_then(|e| e.to_str()) != Some("fntb") {
-                    continue;
-                }
-                if let Some(sig) = f
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .and_then(|s| s.parse::<Signature>().ok())
-                {
-                    out.push((board, sig, f));
+                let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                // Rule-aware tables: `nN` subdirectories.
+                let limit = name
+                    .strip_prefix('n')
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .and_then(|n| Limit::new(n).ok())
+                    .filter(|n| n.dir_name() == name && f.is_dir());
+                if let Some(limit) = limit {
+                    for g in std::fs::read_dir(&f).map_err(io)? {
+                        let g = g.map_err(io)?.path();
+                        if let Some(sig) = table_signature(&g) {
+                            out.push((board, Some(limit), sig, g));
+                        }
+                    }
+                } else if let Some(sig) = table_signature(&f) {
+                    out.push((board, None, sig, f));
                 }
             }
         }
-        out.sort_by_key(|(b, s, _)| (b.points(), b.width(), s.stones(), *s));
+        out.sort_by_key(|(b, n, s, _)| (b.points(), b.width(), *n, s.stones(), *s));
         Ok(out)
     }
 
@@ -194,8 +251,8 @@ impl Tablebase {
         let have: std::collections::HashSet<Signature> = self
             .list()?
             .into_iter()
-            .filter(|(b, _, _)| *b == board)
-            .map(|(_, s, _)| s)
+            .filter(|(b, n, _, _)| *b == board && n.is_none())
+            .map(|(_, _, s, _)| s)
             .collect();
         let complete = |total: usize| {
             (1..total).all(|u| have.contains(&Signature::new(u as u8, (total - u) as u8)))
@@ -206,26 +263,133 @@ impl Tablebase {
             .unwrap_or(0))
     }
 
-    fn locate(&self, pos: &Position) -> Result<(&Table, u64), ProbeError> {
+    fn locate(&self, pos: &Position, limit: Option<Limit>) -> Result<(&Table, u64), ProbeError> {
         if let Some(side) = pos.side_without_stones() {
             return Err(ProbeError::GameOver(side.name()));
         }
         let (us, them) = (pos.us(), pos.them());
-        let t = self.table(pos.board(), Signature::of(us, them))?;
+        let t = self.table(pos.board(), limit, Signature::of(us, them))?;
         let i = t.idx.index(us, them);
         Ok((t, i))
     }
 
     /// Win, draw or loss for the side to move (reads only the value stream).
     pub fn value(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        let (t, i) = self.locate(pos)?;
+        let (t, i) = self.locate(pos, None)?;
         Ok(t.file.wdl(i)?)
     }
 
     /// Value and depth for the side to move.
     pub fn probe(&self, pos: &Position) -> Result<Outcome, ProbeError> {
-        let (t, i) = self.locate(pos)?;
+        let (t, i) = self.locate(pos, None)?;
         Ok(t.file.outcome(i)?)
+    }
+
+    /// The rule-aware value for the side to move under the no-capture limit
+    /// `limit`, as its table stores it: the value at counter 0 and T (see
+    /// [`Limited::at`] for another counter).
+    pub fn probe_limited(&self, pos: &Position, limit: Limit) -> Result<Limited, ProbeError> {
+        let (t, i) = self.locate(pos, Some(limit))?;
+        Ok(t.file.limited(i)?)
+    }
+
+    /// Win, draw or loss for the side to move under the no-capture limit `limit`,
+    /// `counter` plies after the last capture.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe`], and `Counter` for a counter above the limit.
+    pub fn value_limited(
+        &self,
+        pos: &Position,
+        limit: Limit,
+        counter: u32,
+    ) -> Result<Wdl, ProbeError> {
+        check_counter(limit, counter)?;
+        Ok(self.probe_limited(pos, limit)?.at(limit, counter))
+    }
+
+    /// Every legal move with its value under the limit at the counter it leads to,
+    /// best first (stable order among equals). At the limit the game is over: no
+    /// move.
+    pub fn moves_limited(
+        &self,
+        pos: &Position,
+        limit: Limit,
+        counter: u32,
+    ) -> Result<Vec<LimitedMove>, ProbeError> {
+        check_counter(limit, counter)?;
+        if let Some(side) = pos.side_without_stones() {
+            return Err(ProbeError::GameOver(side.name()));
+        }
+        if counter == limit.plies() {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for mv in pos.legal_moves() {
+            let result = pos.apply(&mv);
+            let capture = mv.is_capture();
+            let limited = if result.us() == 0 {
+                Limited::Win(1)
+            } else if capture {
+                self.probe_limited(&result, limit)?.after_capture()
+            } else {
+                self.probe_limited(&result, limit)?.for_mover()
+            };
+            out.push(LimitedMove {
+                mv,
+                value: limited.at(limit, counter),
+                limited,
+                counter: if capture { 0 } else { counter + 1 },
+                result,
+            });
+        }
+        out.sort_by_key(LimitedMove::rank);
+        Ok(out)
+    }
+
+    /// The moves that keep the position's value under the limit with the best T: a
+    /// winner captures soonest, a loser delays most.
+    pub fn best_moves_limited(
+        &self,
+        pos: &Position,
+        limit: Limit,
+        counter: u32,
+    ) -> Result<Vec<LimitedMove>, ProbeError> {
+        let mut moves = self.moves_limited(pos, limit, counter)?;
+        let n = moves.first().map_or(0, |b| {
+            moves.iter().take_while(|m| m.rank() == b.rank()).count()
+        });
+        moves.truncate(n);
+        Ok(moves)
+    }
+
+    /// The principal line under the limit from `counter`: best moves (the first of
+    /// equals) until the game ends. A position drawn at its counter has no end; its
+    /// line is empty.
+    pub fn line_limited(
+        &self,
+        pos: &Position,
+        limit: Limit,
+        counter: u32,
+    ) -> Result<Vec<LimitedMove>, ProbeError> {
+        let mut line = Vec::new();
+        let (mut cur, mut c) = (*pos, counter);
+        if self.value_limited(&cur, limit, c)? == Wdl::Draw {
+            return Ok(line);
+        }
+        while !cur.is_lost() {
+            let step = self
+                .best_moves_limited(&cur, limit, c)?
+                .into_iter()
+                .next()
+                .expect("a position decided under the limit, not lost, has a move");
+            (cur, c) = (step.result, step.counter);
+            line.push(step);
+            if cur.us() == 0 {
+                break;
+            }
+        }
+        Ok(line)
     }
 
     /// Every legal move with its outcome for the mover, best first (stable order
@@ -284,6 +448,24 @@ impl Tablebase {
     }
 }
 
+/// A table file's signature, from its name `NvM.fntb`.
+fn table_signature(path: &Path) -> Option<Signature> {
+    if path.extension().and_then(|e| e.to_str()) != Some("fntb") {
+        return None;
+    }
+    path.file_stem()?.to_str()?.parse().ok()
+}
+
+/// A table file of a directory: its board, limit, signature and path.
+pub(crate) type Listed = (&'static Board, Option<Limit>, Signature, PathBuf);
+
+fn check_counter(limit: Limit, counter: u32) -> Result<(), ProbeError> {
+    if counter > limit.plies() {
+        return Err(ProbeError::Counter { counter, limit });
+    }
+    Ok(())
+}
+
 /// How many moves at the front of a best-first list (as `Tablebase::moves` gives it)
 /// share the best outcome.
 pub fn best_count(moves: &[MoveOutcome]) -> usize {
@@ -313,7 +495,7 @@ impl ValueTables {
         let mut tables = HashMap::new();
         let mut checksums = Vec::new();
         for &sig in sigs {
-            let Table { idx, file } = Table::open(dir, board, sig)?;
+            let Table { idx, file } = Table::open(dir, board, None, sig)?;
             file.verify_checksums()?;
             checksums.push((sig, file.file_checksum()));
             tables.insert(sig, (idx, file.read_values()?));

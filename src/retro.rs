@@ -13,6 +13,14 @@
 //!    d + 1 (the slowest). Whatever is undecided at the end is a draw.
 //!
 //! Working memory: one `u16` per entry of the pair, plus the decoded smaller tables.
+//!
+//! Rule-aware tables (a no-capture limit N) are built the same way: within a pair
+//! every move is a paika, so the counter only grows, and a capture leaves the pair at
+//! counter 0. The capture positions take the value at counter 0 of the smaller
+//! rule-aware tables, with T = 1; the levels count T instead of the depth (the code
+//! of `T` is `2T + 1` for a loss, `2T + 2` for a win); propagation stops at T = N.
+//! Draws that the plain table of the same signature calls won or lost become cursed
+//! wins and blessed losses.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -25,10 +33,12 @@ use thiserror::Error;
 use crate::board::Board;
 use crate::durable::{DirLock, LockError, remove_tmp_files};
 use crate::index::{Indexer, Signature};
+use crate::limit::{Limit, Limited};
 use crate::movegen::{capture_results, capturers, for_each_paika, has_capture};
 use crate::pair_checkpoint::{self, Resume};
 use crate::table::{
-    Decoded, Stats, Table, TableError, TableFile, code_wdl, table_path, write_table,
+    BLESSED, CURSED, Decoded, Stats, Table, TableError, TableFile, code_wdl, limited_code,
+    table_path, tables_dir, write_table,
 };
 use crate::value::Wdl;
 
@@ -146,6 +156,9 @@ pub struct Options {
     /// interval stretches to ten times a save's duration, so saving costs at most a
     /// tenth of the build.
     pub checkpoint_every: Option<std::time::Duration>,
+    /// Build the rule-aware tables of this no-capture limit (in `DIR/WxH/nN/`), after
+    /// the plain tables they are checked against (built first when missing).
+    pub limit: Option<Limit>,
 }
 
 impl std::fmt::Debug for Options {
@@ -155,6 +168,7 @@ impl std::fmt::Debug for Options {
             .field("observer", &self.observer.is_some())
             .field("force", &self.force)
             .field("checkpoint_every", &self.checkpoint_every)
+            .field("limit", &self.limit)
             .finish()
     }
 }
@@ -164,6 +178,8 @@ impl std::fmt::Debug for Options {
 pub struct TableReport {
     /// The table's signature.
     pub sig: Signature,
+    /// The no-capture limit of a rule-aware table.
+    pub limit: Option<Limit>,
     /// Its file.
     pub path: PathBuf,
     /// Entries stored (symmetry-reduced).
@@ -254,7 +270,28 @@ fn status_bytes(field: &str) -> Option<u64> {
 
 /// Builds every table of `targets` and everything they depend on into `dir`,
 /// skipping tables already complete and valid. Calls `report` after each table.
+/// With `opts.limit`, builds the plain tables first, then the rule-aware ones.
 pub fn generate(
+    dir: &Path,
+    board: &'static Board,
+    targets: &[Signature],
+    opts: &Options,
+    mut report: impl FnMut(&TableReport),
+) -> Result<Vec<TableReport>, GenerateError> {
+    let mut out = Vec::new();
+    if opts.limit.is_some() {
+        let plain = Options {
+            limit: None,
+            ..opts.clone()
+        };
+        out = generate_tables(dir, board, targets, &plain, &mut report)?;
+    }
+    out.extend(generate_tables(dir, board, targets, opts, &mut report)?);
+    Ok(out)
+}
+
+/// Builds the tables of `opts.limit` (the plain ones for none).
+fn generate_tables(
     dir: &Path,
     board: &'static Board,
     targets: &[Signature],
@@ -271,7 +308,7 @@ pub fn generate(
             });
         }
     }
-    let todo = plan_build(dir, board, targets)?;
+    let todo = plan_build(dir, board, targets, opts.limit)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if let Some(asked) = opts.threads.filter(|&n| n == 0 || n > cores) {
         return Err(GenerateError::ThreadCount { asked, cores });
@@ -289,7 +326,7 @@ pub fn generate(
     })?;
     // One writer per directory; what an interrupted writer left half-written goes.
     let _lock = DirLock::acquire(dir)?;
-    let tables = dir.join(board.size_name());
+    let tables = tables_dir(dir, board, opts.limit);
     remove_tmp_files(&tables).map_err(|source| TableError::Io {
         path: tables.clone(),
         source,
@@ -337,7 +374,8 @@ pub struct BuildPlan {
     pub thread_seconds: f64,
 }
 
-/// Estimates a build of `targets` into `dir` (tables complete there are not counted).
+/// Estimates a build of `targets` into `dir` (tables complete there are not counted),
+/// of the rule-aware tables of `limit` or the plain ones.
 ///
 /// # Errors
 /// As `generate`, for a signature it would refuse.
@@ -345,6 +383,7 @@ pub fn plan_build(
     dir: &Path,
     board: &'static Board,
     targets: &[Signature],
+    limit: Option<Limit>,
 ) -> Result<BuildPlan, GenerateError> {
     let group = board.symmetries().len() as u64;
     // Entries run a little above placements over the group (symmetric classes).
@@ -362,7 +401,7 @@ pub fn plan_build(
         let sigs = members(key);
         let complete = sigs
             .iter()
-            .all(|&s| TableFile::open(&table_path(dir, board, s), board, s).is_ok());
+            .all(|&s| TableFile::open(&table_path(dir, board, limit, s), board, limit, s).is_ok());
         if complete {
             continue;
         }
@@ -384,7 +423,9 @@ pub fn plan_build(
             .map(|d| 2 * entries(d) + indexer(d))
             .sum();
         let largest = sigs.iter().map(|&s| entries(s)).max().unwrap_or(0);
-        let bytes = (own + deps).max(own + largest * 9 / 4) + (64 << 20);
+        // A rule-aware pair also reads its plain values (2 bits an entry) at the end.
+        let plain = if limit.is_some() { largest / 4 } else { 0 };
+        let bytes = (own + deps).max(own + plain + largest * 9 / 4) + (64 << 20);
         let positions: u64 = sigs.iter().map(|&s| s.placements(board)).sum();
         plan.pairs.push(key);
         plan.positions += positions;
@@ -414,8 +455,13 @@ fn members(key: Signature) -> Vec<Signature> {
 }
 
 /// A complete, valid table already on disk (checksums verified).
-fn existing(dir: &Path, board: &'static Board, sig: Signature) -> Option<TableFile> {
-    let t = Table::open(dir, board, sig).ok()?.file;
+fn existing(
+    dir: &Path,
+    board: &'static Board,
+    limit: Option<Limit>,
+    sig: Signature,
+) -> Option<TableFile> {
+    let t = Table::open(dir, board, limit, sig).ok()?.file;
     t.verify_checksums().ok()?;
     Some(t)
 }
@@ -427,15 +473,20 @@ fn build_pair(
     opts: &Options,
 ) -> Result<Vec<TableReport>, GenerateError> {
     let sigs = members(key);
-    let done: Vec<Option<TableFile>> = sigs.iter().map(|&s| existing(dir, board, s)).collect();
+    let limit = opts.limit;
+    let done: Vec<Option<TableFile>> = sigs
+        .iter()
+        .map(|&s| existing(dir, board, limit, s))
+        .collect();
     if done.iter().all(Option::is_some) {
         // A checkpoint left by a run killed after writing both tables.
-        remove_checkpoint(dir, board, key);
+        remove_checkpoint(dir, board, limit, key);
         return Ok(done
             .into_iter()
             .flatten()
             .map(|t| TableReport {
                 sig: t.header().sig,
+                limit,
                 path: t.path().into(),
                 entries: t.header().entries,
                 stats: t.header().stats,
@@ -459,13 +510,14 @@ fn build_pair(
     let mut reports = Vec::new();
     for (side, codes, stats) in solved {
         let sig = side.signature();
-        let path = table_path(dir, board, sig);
+        let path = table_path(dir, board, limit, sig);
         let stage = Stage::new(opts, sig.to_string(), codes.len() as u64);
         stage.message("writing".into());
-        let file_bytes = write_table(&path, board, sig, &codes, stats)?;
+        let file_bytes = write_table(&path, board, sig, limit, &codes, stats)?;
         stage.finish();
         reports.push(TableReport {
             sig,
+            limit,
             path,
             entries: codes.len() as u64,
             stats,
@@ -478,14 +530,14 @@ fn build_pair(
         });
     }
     // The tables are whole on disk: the pair's checkpoint has served.
-    remove_checkpoint(dir, board, key);
+    remove_checkpoint(dir, board, limit, key);
     Ok(reports)
 }
 
 /// Removes a pair's checkpoint, if there is one. Best effort: the tables are
 /// complete, and a checkpoint left behind is removed the next time.
-fn remove_checkpoint(dir: &Path, board: &Board, key: Signature) {
-    let _ = std::fs::remove_file(pair_checkpoint::path(dir, board, key));
+fn remove_checkpoint(dir: &Path, board: &Board, limit: Option<Limit>, key: Signature) {
+    let _ = std::fs::remove_file(pair_checkpoint::path(dir, board, limit, key));
 }
 
 /// One stage of a build, reported to the observer if there is one.
@@ -529,7 +581,12 @@ type Deps = (HashMap<Signature, Decoded>, Vec<(Signature, u64)>);
 
 /// Loads every smaller table the pair's captures lead to; also returns their file
 /// checksums, in signature order.
-fn load_deps(dir: &Path, board: &'static Board, sigs: &[Signature]) -> Result<Deps, GenerateError> {
+fn load_deps(
+    dir: &Path,
+    board: &'static Board,
+    limit: Option<Limit>,
+    sigs: &[Signature],
+) -> Result<Deps, GenerateError> {
     let mut deps = HashMap::new();
     let mut sums = Vec::new();
     for &s in sigs {
@@ -537,7 +594,7 @@ fn load_deps(dir: &Path, board: &'static Board, sigs: &[Signature]) -> Result<De
             if deps.contains_key(&d) {
                 continue;
             }
-            let table = Table::open(dir, board, d)?;
+            let table = Table::open(dir, board, limit, d)?;
             sums.push((d, table.file.file_checksum()));
             deps.insert(d, table.decode()?);
         }
@@ -555,17 +612,33 @@ struct CaptureBatch<'d> {
     /// Per waiting position: its cell in the chunk and the end of its lookups.
     waiting: Vec<(usize, usize)>,
     results: Vec<(u64, u64)>,
+    /// Rule-aware codes: a capture is decided in one ply (T = 1).
+    limited: bool,
 }
 
 /// Positions per batch: enough misses in flight to cover the memory latency.
 const BATCH: usize = 64;
 
 impl<'d> CaptureBatch<'d> {
-    fn new() -> Self {
+    fn new(limited: bool) -> Self {
         CaptureBatch {
             lookups: Vec::new(),
             waiting: Vec::new(),
             results: Vec::new(),
+            limited,
+        }
+    }
+
+    /// The code of a capture position whose best result gives `best` (a code of
+    /// `best_of`).
+    fn capture_code(&self, best: u16) -> u16 {
+        if !self.limited {
+            return best;
+        }
+        match code_wdl(best) {
+            Wdl::Win => limited_code(Limited::Win(1)),
+            Wdl::Draw => 0,
+            Wdl::Loss => limited_code(Limited::Loss(1)),
         }
     }
 
@@ -581,7 +654,8 @@ impl<'d> CaptureBatch<'d> {
     ) -> Option<u16> {
         capture_results(board, us, them, &mut self.results);
         if self.results.iter().any(|&(_, t)| t == 0) {
-            return Some(2); // taking the last stone wins in 1, the best there is
+            // Taking the last stone wins in 1, the best there is.
+            return Some(self.capture_code(2));
         }
         for &(u, t) in &self.results {
             let dep = deps[t.count_ones() as usize].expect("capture tables are loaded");
@@ -601,10 +675,8 @@ impl<'d> CaptureBatch<'d> {
     fn flush(&mut self, mut f: impl FnMut(usize, u16)) {
         let mut start = 0;
         for &(cell, end) in &self.waiting {
-            f(
-                cell,
-                best_of(self.lookups[start..end].iter().map(|&(c, i)| c[i])),
-            );
+            let best = best_of(self.lookups[start..end].iter().map(|&(c, i)| c[i]));
+            f(cell, self.capture_code(best));
             start = end;
         }
         self.waiting.clear();
@@ -657,15 +729,17 @@ fn solve_pair(
 ) -> Result<(Vec<Solved>, u64, Option<u32>), GenerateError> {
     let start = Instant::now();
     let sigs = members(key);
-    let (deps, sums) = load_deps(dir, board, &sigs)?;
-    let pair = Pair::new(board, &sigs);
-    let bound = memory_bound(&pair.sides, deps.values());
+    let limit = opts.limit;
+    let (deps, sums) = load_deps(dir, board, limit, &sigs)?;
+    let pair = Pair::new(board, &sigs, limit);
+    let bound = memory_bound(&pair.sides, deps.values(), limit.is_some());
     let id = pair_checkpoint::Identity {
         board,
         key,
+        limit,
         deps: &sums,
     };
-    let ckpt = pair_checkpoint::path(dir, board, key);
+    let ckpt = pair_checkpoint::path(dir, board, limit, key);
     let resumed = pair_checkpoint::load(&ckpt, &id, &pair.states, &pair.marks);
     let from = match resumed {
         Some(at) => at,
@@ -694,7 +768,50 @@ fn solve_pair(
         }
         Ok(())
     })?;
-    Ok((pair.finish(), bound, resumed.map(|at| at.level as u32)))
+    let mut solved = Vec::new();
+    for (side, mut codes) in pair.finish() {
+        if limit.is_some() {
+            mark_cursed(dir, board, &side, &mut codes)?;
+        }
+        let stats = Stats::count(&side, &codes, limit);
+        solved.push((side, codes, stats));
+    }
+    Ok((solved, bound, resumed.map(|at| at.level as u32)))
+}
+
+/// Marks the draws of a rule-aware table that its plain table calls won or lost as
+/// cursed wins and blessed losses. A rule-aware win or loss must be one without the
+/// limit too: a plain table that says otherwise is damaged.
+fn mark_cursed(
+    dir: &Path,
+    board: &'static Board,
+    side: &Indexer,
+    codes: &mut [u16],
+) -> Result<(), GenerateError> {
+    let sig = side.signature();
+    let plain = Table::open(dir, board, None, sig)?.file;
+    let values = plain.read_values()?;
+    let wrong = codes.par_iter_mut().enumerate().find_map_any(|(i, c)| {
+        let p = crate::table::packed_wdl(&values, i).expect("read_values checks the bits");
+        match (code_wdl(*c), p) {
+            (Wdl::Draw, Wdl::Win) => *c = CURSED,
+            (Wdl::Draw, Wdl::Loss) => *c = BLESSED,
+            (w, p) if w != Wdl::Draw && w != p => return Some(i),
+            _ => {}
+        }
+        None
+    });
+    match wrong {
+        Some(i) => Err(TableError::Corrupt {
+            path: plain.path().into(),
+            what: format!(
+                "entry {i} is not a {}, as the rule-aware tables show",
+                code_wdl(codes[i]).name()
+            ),
+        }
+        .into()),
+        None => Ok(()),
+    }
 }
 
 /// The working state of a signature pair: one code per entry of each side, and per
@@ -702,13 +819,15 @@ fn solve_pair(
 /// visits only the chunks that hold entries of that depth.
 struct Pair {
     board: &'static Board,
+    /// The no-capture limit of a rule-aware build.
+    limit: Option<Limit>,
     sides: Vec<Indexer>,
     states: Vec<Vec<AtomicU16>>,
     marks: Vec<Vec<AtomicU64>>,
 }
 
 impl Pair {
-    fn new(board: &'static Board, sigs: &[Signature]) -> Pair {
+    fn new(board: &'static Board, sigs: &[Signature], limit: Option<Limit>) -> Pair {
         let sides: Vec<Indexer> = sigs.iter().map(|&s| Indexer::new(board, s)).collect();
         let states = sides
             .iter()
@@ -724,6 +843,7 @@ impl Pair {
             .collect();
         Pair {
             board,
+            limit,
             sides,
             states,
             marks,
@@ -750,7 +870,7 @@ impl Pair {
                 .map(|left| deps.get(&Signature::new(left, sig.us)))
                 .collect();
             self.states[t].par_chunks(CHUNK).enumerate().for_each_init(
-                || (Vec::new(), CaptureBatch::new()),
+                || (Vec::new(), CaptureBatch::new(self.limit.is_some())),
                 |(succ, batch), (c, chunk)| {
                     let first = (c * CHUNK) as u64;
                     let mut local_max = 0;
@@ -807,7 +927,9 @@ impl Pair {
     }
 
     /// Stage 2: depth-ordered propagation over paika un-moves from `from.level`,
-    /// until a level decides nothing and every code set by stage 1 has been passed.
+    /// until no level can decide anything more (one empty level, three for
+    /// rule-aware codes, whose losses make wins three levels on) and every code set by
+    /// stage 1 has been passed, or the next level would pass the limit.
     /// `at_level` is called at each level boundary.
     fn propagate(
         &self,
@@ -822,7 +944,13 @@ impl Pair {
         } = from;
         let total: u64 = self.sides.iter().map(Indexer::size).sum();
         let bar = Stage::new(opts, format!("{key} pair"), total);
-        loop {
+        let (quiet, last) = match self.limit {
+            // Level 2N - 1 (wins at T = N - 1) decides the last losses, at T = N.
+            Some(n) => (3, 2 * n.plies() as u16),
+            None => (1, u16::MAX),
+        };
+        let mut empty = 0;
+        while level < last {
             let code = level + 1;
             if code >= REDUNDANT - 1 {
                 return Err(GenerateError::DepthOverflow(key));
@@ -834,7 +962,8 @@ impl Pair {
             for t in 0..self.sides.len() {
                 any |= self.propagate_level(t, level, &bar);
             }
-            if !any && level >= max_init {
+            empty = if any { 0 } else { empty + 1 };
+            if empty >= quiet && level >= max_init {
                 break;
             }
             level += 1;
@@ -851,6 +980,14 @@ impl Pair {
         let (prev, prev_states, prev_marks) = (&self.sides[o], &self.states[o], &self.marks[o]);
         let code = level + 1;
         let bit = depth_bit(code);
+        let lost = level.is_multiple_of(2);
+        // What a predecessor becomes: a win one ply further (for rule-aware codes, T
+        // + 1 of a win is three codes on from T of a loss), or the loss that follows
+        // its last win.
+        let next = match (lost, self.limit) {
+            (true, Some(_)) => code + 3,
+            _ => code + 1,
+        };
         let any = AtomicBool::new(false);
         self.states[t].par_chunks(CHUNK).enumerate().for_each_init(
             Vec::new,
@@ -867,10 +1004,9 @@ impl Pair {
                     any.store(true, Relaxed);
                     let (us, them) = side.unrank(first + i as u64);
                     unmoves(board, us, them, prev, preds);
-                    let lost = level.is_multiple_of(2);
                     for &q in preds.iter() {
-                        if notify(&prev_states[q as usize], lost, code + 1) {
-                            prev_marks[q as usize / CHUNK].fetch_or(depth_bit(code + 1), Relaxed);
+                        if notify(&prev_states[q as usize], lost, next) {
+                            prev_marks[q as usize / CHUNK].fetch_or(depth_bit(next), Relaxed);
                         }
                     }
                 }
@@ -881,8 +1017,8 @@ impl Pair {
     }
 
     /// Stage 3: what is still undecided is a draw; redundant entries take their
-    /// canonical twin's code; each side's statistics.
-    fn finish(self) -> Vec<Solved> {
+    /// canonical twin's code.
+    fn finish(self) -> Vec<(Indexer, Vec<u16>)> {
         let mut out = Vec::new();
         for (side, state) in self.sides.into_iter().zip(self.states) {
             let mut codes: Vec<u16> = state
@@ -908,8 +1044,7 @@ impl Pair {
                         }
                     }
                 });
-            let stats = Stats::count(&side, &codes);
-            out.push((side, codes, stats));
+            out.push((side, codes));
         }
         out
     }
@@ -920,7 +1055,11 @@ impl Pair {
 /// (2 bytes per entry) and every indexer; while writing, the pair's codes and one
 /// table's compressed blocks (never larger than 2.25 bytes per entry, the raw size);
 /// plus 64 MiB for thread stacks, compression contexts and allocator slack.
-fn memory_bound<'a>(sides: &[Indexer], deps: impl Iterator<Item = &'a Decoded>) -> u64 {
+fn memory_bound<'a>(
+    sides: &[Indexer],
+    deps: impl Iterator<Item = &'a Decoded>,
+    limited: bool,
+) -> u64 {
     let entries: u64 = sides.iter().map(Indexer::size).sum();
     let largest = sides.iter().map(Indexer::size).max().unwrap_or(0);
     let marks = sides
@@ -932,7 +1071,10 @@ fn memory_bound<'a>(sides: &[Indexer], deps: impl Iterator<Item = &'a Decoded>) 
         .map(|d| 2 * d.codes.len() as u64 + d.idx.heap_bytes())
         .sum();
     let solving = 2 * entries + marks + indexers + deps;
-    let writing = 2 * entries + indexers + largest * 9 / 4;
+    // A rule-aware pair reads one side's plain values (2 bits an entry) to mark the
+    // cursed wins.
+    let plain = if limited { largest / 4 } else { 0 };
+    let writing = 2 * entries + indexers + plain + largest * 9 / 4;
     solving.max(writing) + (64 << 20)
 }
 

@@ -4,6 +4,11 @@
 //! position at depth `d` (odd depth: win, even: loss). On disk the codes are split in
 //! two streams of zstd blocks: a 2-bit value stream (read alone by value probes) and a
 //! 16-bit depth stream.
+//!
+//! A rule-aware table (a no-capture limit N) uses the same codes with `d = 2T + 1`
+//! for a win and `2T` for a loss (T: plies to the next capture, see `limit`), so the
+//! parity and the order of the codes still tell the value and the urgency, plus two
+//! codes for draws decided without the limit: `CURSED` and `BLESSED`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -19,6 +24,7 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
+use crate::limit::{Limit, Limited};
 use crate::value::{Outcome, Wdl};
 
 pub(crate) const MAGIC: [u8; 8] = *b"FANOTB\r\n";
@@ -31,6 +37,33 @@ pub(crate) const HEADER_LEN: usize = 128;
 pub(crate) const BLOCK_ENTRIES: u32 = 32768;
 const ZSTD_LEVEL: i32 = 9;
 const CACHE_BLOCKS: usize = 256;
+
+/// A rule-aware table's code of a cursed win (drawn under the limit).
+pub(crate) const CURSED: u16 = 0xffff;
+/// A rule-aware table's code of a blessed loss (drawn under the limit).
+pub(crate) const BLESSED: u16 = 0xfffe;
+
+/// The in-memory code of a rule-aware value.
+pub(crate) fn limited_code(v: Limited) -> u16 {
+    match v {
+        Limited::Win(t) => 2 * t as u16 + 2,
+        Limited::Loss(t) => 2 * t as u16 + 1,
+        Limited::Draw => 0,
+        Limited::CursedWin => CURSED,
+        Limited::BlessedLoss => BLESSED,
+    }
+}
+
+/// The rule-aware value of a rule-aware table's code.
+pub(crate) fn code_limited(code: u16) -> Limited {
+    match code {
+        0 => Limited::Draw,
+        CURSED => Limited::CursedWin,
+        BLESSED => Limited::BlessedLoss,
+        c if c % 2 == 0 => Limited::Win(c as u32 / 2 - 1),
+        c => Limited::Loss(c as u32 / 2),
+    }
+}
 
 /// The 2-bit value code of the value stream.
 fn wdl_bits(w: Wdl) -> u8 {
@@ -62,7 +95,7 @@ pub(crate) fn outcome_code(o: Outcome) -> u16 {
 /// The value of an in-memory code.
 #[inline]
 pub(crate) fn code_wdl(code: u16) -> Wdl {
-    if code == 0 {
+    if code == 0 || code >= BLESSED {
         Wdl::Draw
     } else if (code - 1) % 2 == 1 {
         Wdl::Win
@@ -74,7 +107,7 @@ pub(crate) fn code_wdl(code: u16) -> Wdl {
 /// The depth of a decided code (`None` for a draw).
 #[inline]
 pub(crate) fn code_depth(code: u16) -> Option<u32> {
-    (code != 0).then(|| code as u32 - 1)
+    (code != 0 && code < BLESSED).then(|| code as u32 - 1)
 }
 
 /// Why a table file cannot be used.
@@ -166,12 +199,17 @@ pub struct Stats {
     pub max_win_depth: u32,
     /// An entry with the longest win (meaningful when `wins > 0`).
     pub longest_win: u64,
+    /// Placements drawn under the no-capture limit but won without it (a
+    /// rule-aware table; 0 in a plain one).
+    pub cursed: u64,
+    /// Placements drawn under the no-capture limit but lost without it.
+    pub blessed: u64,
 }
 
 impl Stats {
     /// Counts over every placement of a decoded table (each entry weighted by its
-    /// symmetry orbit).
-    pub(crate) fn count(side: &Indexer, codes: &[u16]) -> Stats {
+    /// symmetry orbit). The longest win of a rule-aware table is its largest T.
+    pub(crate) fn count(side: &Indexer, codes: &[u16], limit: Option<Limit>) -> Stats {
         let per_class = side.per_class() as usize;
         let classes: Vec<Stats> = codes
             .par_chunks(per_class)
@@ -193,7 +231,11 @@ impl Stats {
                                 s.longest_win = index;
                             }
                         }
-                        Wdl::Draw => s.draws += w,
+                        Wdl::Draw => {
+                            s.draws += w;
+                            s.cursed += if c == CURSED { w } else { 0 };
+                            s.blessed += if c == BLESSED { w } else { 0 };
+                        }
                         Wdl::Loss => s.losses += w,
                     }
                 }
@@ -205,12 +247,19 @@ impl Stats {
             total.wins += s.wins;
             total.draws += s.draws;
             total.losses += s.losses;
+            total.cursed += s.cursed;
+            total.blessed += s.blessed;
             if s.wins > 0 && (total.wins == s.wins || s.max_win_depth > total.max_win_depth) {
                 total.max_win_depth = s.max_win_depth;
                 total.longest_win = s.longest_win;
             }
         }
         total.placements = total.wins + total.draws + total.losses;
+        if limit.is_some() && total.wins > 0 {
+            total.max_win_depth = code_limited(total.max_win_depth as u16 + 1)
+                .plies_to_capture()
+                .expect("a win has a T");
+        }
         total
     }
 }
@@ -230,6 +279,8 @@ pub struct Header {
     pub block_entries: u32,
     /// The summary figures.
     pub stats: Stats,
+    /// The no-capture limit of a rule-aware table.
+    pub limit: Option<Limit>,
 }
 
 impl Header {
@@ -265,6 +316,8 @@ impl Header {
         }
         let win_ok = if s.wins == 0 {
             s.max_win_depth == 0 && s.longest_win == 0
+        } else if let Some(n) = self.limit {
+            s.longest_win < self.entries && (1..=n.plies()).contains(&s.max_win_depth)
         } else {
             s.longest_win < self.entries
                 && s.max_win_depth % 2 == 1
@@ -272,6 +325,16 @@ impl Header {
         };
         if !win_ok {
             return Err("a longest win that is not a win of the table");
+        }
+        let cursed_ok = match self.limit {
+            None => s.cursed == 0 && s.blessed == 0,
+            Some(_) => s
+                .cursed
+                .checked_add(s.blessed)
+                .is_some_and(|c| c <= s.draws),
+        };
+        if !cursed_ok {
+            return Err("cursed wins and blessed losses that are not draws of the table");
         }
         Ok(())
     }
@@ -293,7 +356,10 @@ impl Header {
         h[48..56].copy_from_slice(&s.draws.to_le_bytes());
         h[56..64].copy_from_slice(&s.losses.to_le_bytes());
         h[64..68].copy_from_slice(&s.max_win_depth.to_le_bytes());
+        h[68..72].copy_from_slice(&self.limit.map_or(0, Limit::plies).to_le_bytes());
         h[72..80].copy_from_slice(&s.longest_win.to_le_bytes());
+        h[80..88].copy_from_slice(&s.cursed.to_le_bytes());
+        h[88..96].copy_from_slice(&s.blessed.to_le_bytes());
         h
     }
 
@@ -316,6 +382,10 @@ impl Header {
         if u32_at(16) != INDEX_SCHEME {
             return Err(corrupt("unknown index scheme"));
         }
+        let limit = match u32_at(68) {
+            0 => None,
+            n => Some(Limit::new(n as u64).map_err(|_| corrupt("a no-capture limit above 250"))?),
+        };
         let header = Header {
             width: h[12],
             height: h[13],
@@ -329,15 +399,38 @@ impl Header {
                 losses: u64_at(56),
                 max_win_depth: u32_at(64),
                 longest_win: u64_at(72),
+                cursed: u64_at(80),
+                blessed: u64_at(88),
             },
+            limit,
         };
         Ok(header)
     }
 }
 
-/// The conventional path of a table: `DIR/WxH/NvM.fntb`.
-pub fn table_path(dir: &Path, board: &Board, sig: Signature) -> PathBuf {
-    dir.join(board.size_name()).join(format!("{sig}.fntb"))
+/// The directory of a board's tables: `DIR/WxH`, or `DIR/WxH/nN` for the
+/// rule-aware tables of the limit N.
+pub fn tables_dir(dir: &Path, board: &Board, limit: Option<Limit>) -> PathBuf {
+    let plain = dir.join(board.size_name());
+    match limit {
+        Some(n) => plain.join(n.dir_name()),
+        None => plain,
+    }
+}
+
+/// The conventional path of a table: `DIR/WxH/NvM.fntb`, or `DIR/WxH/nN/NvM.fntb`
+/// for a rule-aware table.
+pub fn table_path(dir: &Path, board: &Board, limit: Option<Limit>, sig: Signature) -> PathBuf {
+    tables_dir(dir, board, limit).join(format!("{sig}.fntb"))
+}
+
+/// What a table is, as error messages name it: `3v2 on 9x5`, `3v2 on 9x5 under the
+/// no-capture limit 60`.
+fn table_name(sig: Signature, width: usize, height: usize, limit: Option<Limit>) -> String {
+    match limit {
+        Some(n) => format!("{sig} on {width}x{height} under the no-capture limit {n}"),
+        None => format!("{sig} on {width}x{height}"),
+    }
 }
 
 /// A table file with the indexer of its signature: how the probe, the verifier and
@@ -353,9 +446,10 @@ impl Table {
     pub(crate) fn open(
         dir: &Path,
         board: &'static Board,
+        limit: Option<Limit>,
         sig: Signature,
     ) -> Result<Table, TableError> {
-        let file = match TableFile::open(&table_path(dir, board, sig), board, sig) {
+        let file = match TableFile::open(&table_path(dir, board, limit, sig), board, limit, sig) {
             Err(TableError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 return Err(TableError::Missing {
                     board,
@@ -394,7 +488,17 @@ pub(crate) struct Decoded {
 impl Decoded {
     /// The outcome of the position `(us, them)`, `us` to move.
     pub(crate) fn outcome(&self, us: u64, them: u64) -> Outcome {
-        code_outcome(self.codes[self.idx.index(us, them) as usize])
+        code_outcome(self.code(us, them))
+    }
+
+    /// The rule-aware value of the position `(us, them)`, `us` to move.
+    pub(crate) fn limited(&self, us: u64, them: u64) -> Limited {
+        code_limited(self.code(us, them))
+    }
+
+    /// The code of the position `(us, them)`, `us` to move.
+    pub(crate) fn code(&self, us: u64, them: u64) -> u16 {
+        self.codes[self.idx.index(us, them) as usize]
     }
 }
 
@@ -407,7 +511,7 @@ pub fn set_entry(
     index: u64,
     outcome: Outcome,
 ) -> Result<u64, TableError> {
-    let file = TableFile::open(path, board, sig)?;
+    let file = TableFile::open(path, board, None, sig)?;
     let mut codes = file.read_all()?;
     let stats = file.header().stats;
     drop(file);
@@ -418,7 +522,7 @@ pub fn set_entry(
             what: format!("no entry {index}"),
         })?;
     *cell = outcome_code(outcome);
-    write_table(path, board, sig, &codes, stats)
+    write_table(path, board, sig, None, &codes, stats)
 }
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TableError + '_ {
@@ -449,11 +553,19 @@ pub(crate) fn packed_wdl(block: &[u8], i: usize) -> Option<Wdl> {
     }
 }
 
-fn depth_bytes(codes: &[u16]) -> Vec<u8> {
-    codes
-        .iter()
-        .flat_map(|&c| (code_depth(c).unwrap_or(0) as u16).to_le_bytes())
-        .collect()
+/// The depth stream of a block: the depth, or for a rule-aware table T of a win or
+/// a loss and 0, 1 or 2 for a draw, a cursed win or a blessed loss.
+fn depth_bytes(codes: &[u16], limit: Option<Limit>) -> Vec<u8> {
+    let depth = |c: u16| match limit {
+        None => code_depth(c).unwrap_or(0) as u16,
+        Some(_) => match code_limited(c) {
+            Limited::Win(t) | Limited::Loss(t) => t as u16,
+            Limited::Draw => 0,
+            Limited::CursedWin => 1,
+            Limited::BlessedLoss => 2,
+        },
+    };
+    codes.iter().flat_map(|&c| depth(c).to_le_bytes()).collect()
 }
 
 /// Writes a complete table atomically: a temporary file, fsync, then rename, so a
@@ -462,10 +574,12 @@ pub(crate) fn write_table(
     path: &Path,
     board: &Board,
     sig: Signature,
+    limit: Option<Limit>,
     codes: &[u16],
     stats: Stats,
 ) -> Result<u64, TableError> {
     let header = Header {
+        limit,
         width: board.width() as u8,
         height: board.height() as u8,
         sig,
@@ -485,7 +599,7 @@ pub(crate) fn write_table(
         chunks.par_iter().map(|c| compress(pack_wdl(c))).collect(),
         chunks
             .par_iter()
-            .map(|c| compress(depth_bytes(c)))
+            .map(|c| compress(depth_bytes(c, limit)))
             .collect(),
     ];
     let blocks = chunks.len();
@@ -578,7 +692,12 @@ impl TableFile {
     /// `Io` when the file cannot be read, `NotATable`, `Version`, `Size` (truncated or
     /// extended), `Corrupt` (damage anywhere else), `Mismatch` (a sound table of
     /// another board or signature).
-    pub fn open(path: &Path, board: &Board, sig: Signature) -> Result<TableFile, TableError> {
+    pub fn open(
+        path: &Path,
+        board: &Board,
+        limit: Option<Limit>,
+        sig: Signature,
+    ) -> Result<TableFile, TableError> {
         // A FIFO would block the open, a directory fails late: only regular files.
         let meta = fs::metadata(path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound && path.symlink_metadata().is_ok() {
@@ -634,8 +753,13 @@ impl TableFile {
         }
         // The header is as written: a different board or signature is a sound table
         // under the wrong name, not damage.
-        let expected = format!("{} on {}x{}", sig, board.width(), board.height());
-        let found = format!("{} on {}x{}", header.sig, header.width, header.height);
+        let expected = table_name(sig, board.width(), board.height(), limit);
+        let found = table_name(
+            header.sig,
+            header.width.into(),
+            header.height.into(),
+            header.limit,
+        );
         if expected != found {
             return Err(TableError::Mismatch {
                 path: path.into(),
@@ -809,9 +933,14 @@ impl TableFile {
             .ok_or_else(|| self.corrupt(format!("entry {index}: invalid value bits")))
     }
 
-    /// The value and depth of an entry.
+    /// The value and depth of an entry of a plain table.
     pub fn outcome(&self, index: u64) -> Result<Outcome, TableError> {
         self.code(index).map(code_outcome)
+    }
+
+    /// The value and T of an entry of a rule-aware table.
+    pub fn limited(&self, index: u64) -> Result<Limited, TableError> {
+        self.code(index).map(code_limited)
     }
 
     /// The in-memory code of an entry (value and depth).
@@ -825,6 +954,22 @@ impl TableFile {
     }
 
     fn make_code(&self, index: u64, wdl: Wdl, depth: u16) -> Result<u16, TableError> {
+        if let Some(n) = self.header.limit {
+            let t = depth as u32;
+            let value = match wdl {
+                Wdl::Win if (1..=n.plies()).contains(&t) => Some(Limited::Win(t)),
+                Wdl::Loss if t <= n.plies() => Some(Limited::Loss(t)),
+                Wdl::Draw if t <= 2 => {
+                    Some([Limited::Draw, Limited::CursedWin, Limited::BlessedLoss][t as usize])
+                }
+                _ => None,
+            };
+            return value.map(limited_code).ok_or_else(|| {
+                self.corrupt(format!(
+                    "entry {index}: {depth} plies to a capture does not fit its value"
+                ))
+            });
+        }
         let ok = match wdl {
             Wdl::Draw => depth == 0,
             Wdl::Win => depth % 2 == 1,

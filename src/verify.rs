@@ -1,7 +1,9 @@
 //! Independent consistency check of stored tables: every entry's value and depth is
 //! re-derived from its successors, found by the ordinary move generator
 //! (`Position::successors`) and read back from the files. It shares no code with the
-//! generator's propagation.
+//! generator's propagation. A rule-aware table is re-derived by the rule-aware value
+//! rule (`Limited::from_moves`), with each position's value without the limit read
+//! from the plain table.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -15,9 +17,10 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
+use crate::limit::{Limit, Limited};
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, Tablebase};
-use crate::table::{Decoded, Stats, Table, table_path};
+use crate::table::{Decoded, Stats, Table, code_limited, table_path};
 use crate::value::Outcome;
 
 /// The result of verifying one table.
@@ -27,6 +30,8 @@ pub struct VerifyReport {
     pub board: &'static Board,
     /// Its signature.
     pub sig: Signature,
+    /// The no-capture limit of a rule-aware table.
+    pub limit: Option<Limit>,
     /// Its file.
     pub path: PathBuf,
     /// Entries re-derived: every entry, or the sample taken.
@@ -40,9 +45,9 @@ pub struct VerifyReport {
     pub stats_error: Option<String>,
 }
 
-/// Verifies the tables in `tb`'s directory (those of `only`'s signatures, or all when
-/// it is empty): checksums first, then consistency of every entry, or of `sample`
-/// entries per table through the probe API (`verify_sample`).
+/// Verifies the tables in `tb`'s directory, plain and rule-aware (those of `only`'s
+/// signatures, or all when it is empty): checksums first, then consistency of every
+/// entry, or of `sample` entries per table through the probe API (`verify_sample`).
 pub fn verify(
     tb: &Tablebase,
     only: &[Signature],
@@ -50,14 +55,16 @@ pub fn verify(
     mut each: impl FnMut(&VerifyReport),
 ) -> Result<Vec<VerifyReport>, ProbeError> {
     let mut out = Vec::new();
-    for (board, sig, _) in tb.list()? {
+    for (board, limit, sig, _) in tb.list()? {
         if !only.is_empty() && !only.contains(&sig) {
             continue;
         }
-        Table::open(tb.dir(), board, sig)?.file.verify_checksums()?;
+        Table::open(tb.dir(), board, limit, sig)?
+            .file
+            .verify_checksums()?;
         let r = match sample {
-            Some(n) => verify_sample(tb, board, sig, n)?,
-            None => verify_table(tb.dir(), board, sig)?,
+            Some(n) => verify_sample(tb, board, limit, sig, n)?,
+            None => verify_table(tb.dir(), board, limit, sig)?,
         };
         each(&r);
         out.push(r);
@@ -73,6 +80,7 @@ pub fn verify(
 fn verify_sample(
     tb: &Tablebase,
     board: &'static Board,
+    limit: Option<Limit>,
     sig: Signature,
     samples: u64,
 ) -> Result<VerifyReport, ProbeError> {
@@ -89,20 +97,31 @@ fn verify_sample(
             };
             let (us, them) = idx.unrank(i);
             let pos = Position::from_sides(board, us, them, Color::White);
+            let describe = |stored: &dyn Display, derived: &dyn Display| {
+                describe_mismatch(i, &pos, stored, derived)
+            };
+            if let Some(limit) = limit {
+                let stored = tb.probe_limited(&pos, limit)?;
+                let moves = tb.moves_limited(&pos, limit, 0)?;
+                let plain = tb.value(&pos)?;
+                let derived = Limited::from_moves(limit, moves.iter().map(|m| m.limited), plain);
+                return Ok((stored != derived).then(|| describe(&stored, &derived)));
+            }
             let stored = tb.probe(&pos)?;
             // No move: lost in 0.
             let derived = tb
                 .moves(&pos)?
                 .first()
                 .map_or(Outcome::Loss(0), |m| m.outcome);
-            Ok((stored != derived).then(|| describe_mismatch(i, &pos, stored, derived)))
+            Ok((stored != derived).then(|| describe(&stored, &derived)))
         })
         .filter_map(Result::transpose)
         .collect::<Result<_, ProbeError>>()?;
     Ok(VerifyReport {
         board,
         sig,
-        path: table_path(tb.dir(), board, sig),
+        limit,
+        path: table_path(tb.dir(), board, limit, sig),
         entries: count,
         mismatches: found.len() as u64,
         examples: found.into_iter().take(EXAMPLES).collect(),
@@ -126,11 +145,12 @@ fn describe_mismatch(
 fn verify_table(
     dir: &Path,
     board: &'static Board,
+    limit: Option<Limit>,
     sig: Signature,
 ) -> Result<VerifyReport, ProbeError> {
     // The table and its successors' tables: paikas keep the material (the opponent
     // to move), captures reduce the opponent's.
-    let own = Table::open(dir, board, sig)?;
+    let own = Table::open(dir, board, limit, sig)?;
     let stored_stats = own.file.header().stats;
     let mut tables: HashMap<Signature, Decoded> = HashMap::new();
     tables.insert(sig, own.decode()?);
@@ -139,12 +159,17 @@ fn verify_table(
         .chain((1..sig.them).map(|left| Signature::new(left, sig.us)));
     for s in sigs {
         if let Entry::Vacant(e) = tables.entry(s) {
-            e.insert(Table::open(dir, board, s)?.decode()?);
+            e.insert(Table::open(dir, board, limit, s)?.decode()?);
         }
     }
+    // A rule-aware table's draws are told apart by the plain values.
+    let plain = match limit {
+        Some(_) => Some(Table::open(dir, board, None, sig)?.decode()?),
+        None => None,
+    };
     let own = &tables[&sig];
     let idx = &own.idx;
-    let counted = Stats::count(idx, &own.codes);
+    let counted = Stats::count(idx, &own.codes, limit);
     let stats_error = (counted != stored_stats)
         .then(|| format!("header statistics {stored_stats:?}, the entries give {counted:?}"));
     let mismatches = AtomicU64::new(0);
@@ -152,18 +177,40 @@ fn verify_table(
     (0..idx.size()).into_par_iter().for_each(|i| {
         let (us, them) = idx.unrank(i);
         let pos = Position::from_sides(board, us, them, Color::White);
-        let derived = Outcome::from_successors(pos.successors().iter().map(|s| {
-            if s.us() == 0 {
-                return Outcome::Loss(0);
+        let code = |s: &Position| tables[&Signature::of(s.us(), s.them())].code(s.us(), s.them());
+        let found = match (limit, &plain) {
+            (Some(limit), Some(plain)) => {
+                // Captures are compulsory: all moves capture, or none.
+                let capture = pos
+                    .successors()
+                    .iter()
+                    .any(|s| s.us().count_ones() < them.count_ones());
+                let moves = pos.successors().into_iter().map(|s| match s.us() {
+                    0 => Limited::Win(1),
+                    _ if capture => code_limited(code(&s)).after_capture(),
+                    _ => code_limited(code(&s)).for_mover(),
+                });
+                let plain = crate::table::code_wdl(plain.code(us, them));
+                let derived = Limited::from_moves(limit, moves, plain);
+                let stored = own.limited(us, them);
+                (stored != derived).then(|| describe_mismatch(i, &pos, stored, derived))
             }
-            tables[&Signature::of(s.us(), s.them())].outcome(s.us(), s.them())
-        }));
-        let stored = own.outcome(us, them);
-        if derived != stored {
+            _ => {
+                let derived = Outcome::from_successors(pos.successors().iter().map(|s| {
+                    if s.us() == 0 {
+                        return Outcome::Loss(0);
+                    }
+                    tables[&Signature::of(s.us(), s.them())].outcome(s.us(), s.them())
+                }));
+                let stored = own.outcome(us, them);
+                (derived != stored).then(|| describe_mismatch(i, &pos, stored, derived))
+            }
+        };
+        if let Some(found) = found {
             mismatches.fetch_add(1, Relaxed);
             let mut ex = examples.lock().expect("examples lock");
             if ex.len() < EXAMPLES {
-                ex.push(describe_mismatch(i, &pos, stored, derived));
+                ex.push(found);
             }
         }
     });
@@ -171,7 +218,8 @@ fn verify_table(
     Ok(VerifyReport {
         board,
         sig,
-        path: table_path(dir, board, sig),
+        limit,
+        path: table_path(dir, board, limit, sig),
         entries: idx.size(),
         mismatches: mismatches.load(Relaxed),
         examples,

@@ -97,7 +97,8 @@ fn tsivy_up_to_four_stones_match_brute_force() {
     // force holds each position with either colour to move, so twice as many.
     let mut total = (0, 0, 0, 0);
     for sig in Signature::all_up_to(4) {
-        let f = TableFile::open(&table_path(dir.path(), board, sig), board, sig).unwrap();
+        let f =
+            TableFile::open(&table_path(dir.path(), board, None, sig), board, None, sig).unwrap();
         let s = f.header().stats;
         assert_eq!(
             s.placements,
@@ -204,7 +205,7 @@ fn tables_with_2v1() -> (tempfile::TempDir, Signature, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), Board::tsivy(), 3);
     let sig: Signature = "2v1".parse().unwrap();
-    let path = table_path(dir.path(), Board::tsivy(), sig);
+    let path = table_path(dir.path(), Board::tsivy(), None, sig);
     (dir, sig, path)
 }
 
@@ -272,7 +273,7 @@ fn damaged_files_are_detected_never_misread() {
 fn verify_finds_a_wrong_value_in_a_well_formed_file() {
     let board = Board::tsivy();
     let (dir, sig, path) = tables_with_2v1();
-    let file = TableFile::open(&path, board, sig).unwrap();
+    let file = TableFile::open(&path, board, None, sig).unwrap();
     let i = file.header().stats.longest_win;
     assert_eq!(file.outcome(i).unwrap(), Outcome::Win(29));
     drop(file);
@@ -349,7 +350,7 @@ fn the_build_plan_counts_what_generate_builds() {
     let dir = tempfile::tempdir().unwrap();
     let board = Board::get(5, 3).unwrap();
     let targets = Signature::all_up_to(5);
-    let plan = fanotb::plan_build(dir.path(), board, &targets).unwrap();
+    let plan = fanotb::plan_build(dir.path(), board, &targets, None).unwrap();
     assert_eq!(plan.pairs, build_plan(&targets));
     let built = generate(dir.path(), board, &targets, &Options::default(), |_| {}).unwrap();
     let positions: u64 = built.iter().map(|r| r.stats.placements).sum();
@@ -363,7 +364,7 @@ fn the_build_plan_counts_what_generate_builds() {
         "{plan:?} vs {bound}"
     );
     // Built, nothing is left to plan.
-    let again = fanotb::plan_build(dir.path(), board, &targets).unwrap();
+    let again = fanotb::plan_build(dir.path(), board, &targets, None).unwrap();
     assert!(again.pairs.is_empty() && again.positions == 0);
 }
 

@@ -102,6 +102,14 @@ struct TablesArg {
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// Parses a no-capture limit (1 to 250 plies).
+fn parse_limit(s: &str) -> std::result::Result<fanotb::Limit, String> {
+    let n: u64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of plies"))?;
+    fanotb::Limit::new(n).map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     // An empty FANOTB_TABLES means unset (the default directory), not an empty --dir.
     if std::env::var_os("FANOTB_TABLES").is_some_and(|v| v.is_empty()) {

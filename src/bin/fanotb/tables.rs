@@ -7,7 +7,7 @@ use clap::Args;
 use serde::Serialize;
 
 use fanotb::{
-    Board, Options, Signature, TableInfo, TableReport, Tablebase, generate, peak_rss, verify,
+    Board, Limit, Options, Signature, TableInfo, TableReport, Tablebase, generate, peak_rss, verify,
 };
 
 use crate::output::{as_text, failure, human_bytes, print_line};
@@ -19,6 +19,8 @@ use crate::{Result, TablesArg};
 pub struct TableLine {
     #[serde(serialize_with = "as_text")]
     signature: Signature,
+    /// The no-capture limit of a rule-aware table.
+    limit: Option<u32>,
     path: PathBuf,
     positions: u64,
     entries: u64,
@@ -28,14 +30,27 @@ pub struct TableLine {
     peak_rss: Option<u64>,
     memory_bound: u64,
     resumed_at_depth: Option<u32>,
+    /// Cursed wins and blessed losses of a rule-aware table.
+    cursed: Option<u64>,
+    blessed: Option<u64>,
     #[serde(skip)]
     wdl: [u64; 3],
+}
+
+/// A table's name in text output: `3v2`, or `n60/3v2` for a rule-aware table (its
+/// place under the board's directory).
+fn table_name(sig: Signature, limit: Option<u32>) -> String {
+    match limit {
+        Some(n) => format!("n{n}/{sig}"),
+        None => sig.to_string(),
+    }
 }
 
 impl From<&TableReport> for TableLine {
     fn from(r: &TableReport) -> TableLine {
         TableLine {
             signature: r.sig,
+            limit: r.limit.map(Limit::plies),
             path: r.path.clone(),
             positions: r.stats.placements,
             entries: r.entries,
@@ -45,6 +60,8 @@ impl From<&TableReport> for TableLine {
             peak_rss: r.peak_rss,
             memory_bound: r.memory_bound,
             resumed_at_depth: r.resumed_at_depth,
+            cursed: r.limit.map(|_| r.stats.cursed),
+            blessed: r.limit.map(|_| r.stats.blessed),
             wdl: [r.stats.wins, r.stats.draws, r.stats.losses],
         }
     }
@@ -56,7 +73,7 @@ impl fmt::Display for TableLine {
             return write!(
                 f,
                 "{:<6} {:>15} positions: already complete ({})",
-                self.signature.to_string(),
+                table_name(self.signature, self.limit),
                 self.positions,
                 self.path.display()
             );
@@ -64,7 +81,7 @@ impl fmt::Display for TableLine {
         write!(
             f,
             "{:<6} {:>15} positions {:>12} entries {:>8.2} s  peak {:>10} (bound {:>10})  {:>10} bytes  W {} D {} L {}",
-            self.signature.to_string(),
+            table_name(self.signature, self.limit),
             self.positions,
             self.entries,
             self.seconds,
@@ -75,6 +92,9 @@ impl fmt::Display for TableLine {
             self.wdl[1],
             self.wdl[2]
         )?;
+        if let (Some(c), Some(b)) = (self.cursed, self.blessed) {
+            write!(f, "  cursed {c} blessed {b}")?;
+        }
         match self.resumed_at_depth {
             Some(d) => write!(f, "  (resumed at depth {d})"),
             None => Ok(()),
@@ -98,6 +118,10 @@ pub struct GenerateArgs {
     /// depend on. Example: 3v2 2v3.
     #[arg(long, num_args = 1..)]
     pub signature: Vec<Signature>,
+    /// Also build the rule-aware tables of this no-capture limit, in plies (1 to
+    /// 250), into DIR/WxH/nN/ (the plain tables first). Example: 60.
+    #[arg(long, value_parser = crate::parse_limit)]
+    pub no_capture_limit: Option<Limit>,
     #[command(flatten)]
     pub build: BuildArgs,
     #[command(flatten)]
@@ -136,6 +160,7 @@ impl BuildArgs {
             observer: table_observer(json),
             force: self.force,
             checkpoint_every: Some(every),
+            limit: None,
         })
     }
 }
@@ -174,7 +199,10 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
         Some(n) => Signature::all_up_to(n),
         None => a.signature,
     };
-    let opts = a.build.options(json)?;
+    let opts = Options {
+        limit: a.no_capture_limit,
+        ..a.build.options(json)?
+    };
     let start = std::time::Instant::now();
     let reports = generate(&a.tables.dir, board, &targets, &opts, |r| {
         if !json {
@@ -202,6 +230,9 @@ struct StatsRow {
     board: String,
     #[serde(serialize_with = "as_text")]
     signature: Signature,
+    /// The no-capture limit of a rule-aware table; its longest win is its
+    /// largest T.
+    limit: Option<u32>,
     positions: u64,
     wins: u64,
     draws: u64,
@@ -210,6 +241,8 @@ struct StatsRow {
     longest_win_position: Option<String>,
     bytes: u64,
     bits_per_position: f64,
+    cursed: Option<u64>,
+    blessed: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -237,6 +270,7 @@ impl From<&TableInfo> for StatsRow {
         StatsRow {
             board: t.board.size_name(),
             signature: t.signature,
+            limit: t.limit.map(Limit::plies),
             positions: st.placements,
             wins: st.wins,
             draws: st.draws,
@@ -245,6 +279,8 @@ impl From<&TableInfo> for StatsRow {
             longest_win_position: t.longest_win.map(|p| p.to_string()),
             bytes: t.bytes,
             bits_per_position: bits_per_position(t.bytes, st.placements),
+            cursed: t.limit.map(|_| st.cursed),
+            blessed: t.limit.map(|_| st.blessed),
         }
     }
 }
@@ -261,7 +297,7 @@ impl fmt::Display for StatsReport {
                 f,
                 "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6.3}  {}",
                 r.board,
-                r.signature.to_string(),
+                table_name(r.signature, r.limit),
                 r.positions,
                 r.wins,
                 r.draws,
@@ -285,7 +321,26 @@ impl fmt::Display for StatsReport {
             "",
             t.bytes,
             bits_per_position(t.bytes, t.positions)
-        )
+        )?;
+        let limited: Vec<&StatsRow> = self.tables.iter().filter(|r| r.limit.is_some()).collect();
+        if !limited.is_empty() {
+            writeln!(
+                f,
+                "\nrule-aware tables (win: the largest T, plies to a capture):\n{:<6} {:<10} {:>15} {:>15}",
+                "board", "table", "cursed wins", "blessed losses"
+            )?;
+        }
+        for r in limited {
+            writeln!(
+                f,
+                "{:<6} {:<10} {:>15} {:>15}",
+                r.board,
+                table_name(r.signature, r.limit),
+                r.cursed.unwrap_or(0),
+                r.blessed.unwrap_or(0)
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -327,6 +382,7 @@ struct VerifyLine {
     board: String,
     #[serde(serialize_with = "as_text")]
     signature: Signature,
+    limit: Option<u32>,
     entries: u64,
     mismatches: u64,
     examples: Vec<String>,
@@ -341,7 +397,7 @@ impl fmt::Display for VerifyLine {
             f,
             "{} {}: {} entries {}, checksums ok, {} inconsistent",
             self.board,
-            self.signature,
+            table_name(self.signature, self.limit),
             self.entries,
             if self.sampled { "sampled" } else { "checked" },
             self.mismatches
@@ -388,6 +444,7 @@ pub fn verify_command(a: VerifyArgs, json: bool) -> Result<VerifyReport> {
     let line = |r: &fanotb::VerifyReport| VerifyLine {
         board: r.board.size_name(),
         signature: r.sig,
+        limit: r.limit.map(Limit::plies),
         entries: r.entries,
         mismatches: r.mismatches,
         examples: r.examples.clone(),
