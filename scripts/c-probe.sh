@@ -3,17 +3,19 @@
 # pkg-config against the shared and the static library, and runs both on a position:
 # an example of the C ABI, and a check that the header, the library and the
 # pkg-config file agree. Without a table directory it builds the tsivy tables up to
-# 3 stones into a temporary one.
-#   scripts/c-probe.sh [TABLES_DIR] [POSITION]
+# 3 stones, plain and for the no-capture limit 20, into a temporary one.
+#   scripts/c-probe.sh [TABLES_DIR] [POSITION] [LIMIT [COUNTER]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dir=${1:-}
 pos=${2:-9/9/3B5/9/WW7 w}
+limits=("${@:3}")
 if [ -z "$dir" ]; then
   dir="$tmp/tables"
-  cargo run --release --quiet -- generate --max-stones 3 --dir "$dir" >/dev/null 2>&1
+  cargo run --release --quiet -- generate --max-stones 3 --no-capture-limit 20 --dir "$dir" >/dev/null 2>&1
+  limits=(20 3)
 fi
 scripts/install-c.sh "$tmp/prefix" >/dev/null
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
@@ -22,6 +24,6 @@ gcc -Wall -Wextra -Werror examples/c/probe.c $(pkg-config --cflags fanotb) \
   "$tmp/prefix/lib/libfanotb.a" $(pkg-config --libs-only-l --static fanotb | sed 's/-lfanotb//') \
   -o "$tmp/probe-static"
 readelf -d "$tmp/prefix/lib/libfanotb.so" | grep -q 'SONAME.*libfanotb\.so\.0'
-LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/probe" "$dir" "$pos"
-"$tmp/probe-static" "$dir" "$pos" >/dev/null
+LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/probe" "$dir" "$pos" "${limits[@]}"
+"$tmp/probe-static" "$dir" "$pos" "${limits[@]}" >/dev/null
 echo "static build: same run ok"

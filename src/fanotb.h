@@ -71,6 +71,27 @@ int fanotb_probe_root(const fanotb_tablebase *tb, const char *position,
  * to move has stones but no move. */
 int fanotb_best_move(const fanotb_tablebase *tb, const char *position, char *buf, size_t len);
 
+/* Under the no-capture limit `limit` (1 to 250 plies), `counter` plies (0 to the
+ * limit) after the last capture, from the rule-aware tables (generate
+ * --no-capture-limit): *value at that counter; *plies_to_capture T, the plies to the
+ * next capture that keeps a win or loss (-1 for a draw at counter 0); *cursed 1 for
+ * a cursed win or blessed loss (drawn under the limit, decided without it). A limit
+ * or counter out of range is FANOTB_EARG. */
+int fanotb_probe_limited(const fanotb_tablebase *tb, const char *position, int limit,
+                         int counter, int *value, int *plies_to_capture, int *cursed);
+int fanotb_probe_limited_bb(const fanotb_tablebase *tb, int width, int height,
+                            uint64_t white, uint64_t black, int black_to_move, int limit,
+                            int counter, int *value, int *plies_to_capture, int *cursed);
+/* Root moves under the limit: each move's value at the counter it leads to (0 after
+ * a capture, counter + 1 after a paika), depth = plies to the next capture counting
+ * the move (-1 for a draw); no move once the counter has reached the limit. */
+int fanotb_probe_root_limited(const fanotb_tablebase *tb, const char *position, int limit,
+                              int counter, fanotb_root_move *moves, size_t cap,
+                              size_t *count);
+/* The best move under the limit: a winner captures soonest, a loser delays most. */
+int fanotb_best_move_limited(const fanotb_tablebase *tb, const char *position, int limit,
+                             int counter, char *buf, size_t len);
+
 /* The largest N such that every table of the width x height board with at most N
  * stones is present (0 if none); negative on failure. */
 int fanotb_largest(const fanotb_tablebase *tb, int width, int height);

@@ -1,7 +1,7 @@
 //! The C ABI for engines, declared in `src/fanotb.h`: open a table directory, probe
 //! positions given as text or as stone bitboards (value only, or value and depth),
 //! every root move's result, the best move, the largest complete table set, the
-//! version.
+//! version; and the same under a no-capture limit, from the rule-aware tables.
 //!
 //! Every function returns a status: 0 on success, a negative `FANOTB_E*` code on
 //! failure; `fanotb_last_error` then tells why (per thread). No panic crosses the
@@ -16,6 +16,7 @@ use std::sync::atomic::{
 };
 
 use crate::board::Board;
+use crate::limit::Limit;
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, Tablebase};
 use crate::table::TableError;
@@ -199,24 +200,67 @@ fn status(r: Result<(), c_int>) -> c_int {
     r.err().unwrap_or(FANOTB_OK)
 }
 
-/// Probes `pos` and writes its value, and its depth when `depth` is given (else
-/// only the value stream is read).
+/// A no-capture limit and counter from C, checked.
+fn rules(limit: c_int, counter: c_int) -> Result<(Limit, u32), c_int> {
+    let limit = u64::try_from(limit)
+        .ok()
+        .and_then(|n| Limit::new(n).ok())
+        .ok_or_else(|| {
+            fail(
+                FANOTB_EARG,
+                format!("no-capture limit {limit}: give 1 to 250"),
+            )
+        })?;
+    let counter = u32::try_from(counter)
+        .ok()
+        .filter(|&c| c <= limit.plies())
+        .ok_or_else(|| fail(FANOTB_EARG, format!("counter {counter}: give 0 to {limit}")))?;
+    Ok((limit, counter))
+}
+
+/// What a probe writes: the value only, value and depth, or under a no-capture
+/// limit the value at the counter, T and the cursed flag.
+#[derive(Clone, Copy)]
+enum Ask {
+    Value,
+    Depth(*mut c_int),
+    Limited {
+        limit: c_int,
+        counter: c_int,
+        plies: *mut c_int,
+        cursed: *mut c_int,
+    },
+}
+
+/// Probes `pos` and writes what `ask` asks (a value probe reads only the value
+/// stream).
 ///
 /// # Safety
-/// `value` and a given `depth` are null or valid for a write.
-unsafe fn answer(
-    tb: &Tablebase,
-    pos: &Position,
-    value: *mut c_int,
-    depth: Option<*mut c_int>,
-) -> Result<(), c_int> {
-    match depth {
-        Some(depth) => {
+/// `value` and the pointers of `ask` are null or valid for a write.
+unsafe fn answer(tb: &Tablebase, pos: &Position, value: *mut c_int, ask: Ask) -> Result<(), c_int> {
+    match ask {
+        Ask::Limited {
+            limit,
+            counter,
+            plies,
+            cursed,
+        } => {
+            let (limit, counter) = rules(limit, counter)?;
+            let stored = tb.probe_limited(pos, limit).map_err(probe_error)?;
+            let t = stored.plies_to_capture().map_or(-1, |t| t as c_int);
+            // SAFETY: forwarded contracts.
+            unsafe {
+                put(value, wdl_int(stored.at(limit, counter)))?;
+                put(plies, t)?;
+                put(cursed, stored.cursed().into())
+            }
+        }
+        Ask::Depth(depth) => {
             let o = tb.probe(pos).map_err(probe_error)?;
             // SAFETY: forwarded contracts.
             unsafe { put(value, wdl_int(o.wdl())).and_then(|()| put(depth, depth_int(o))) }
         }
-        None => {
+        Ask::Value => {
             let w = tb.value(pos).map_err(probe_error)?;
             // SAFETY: forwarded contract.
             unsafe { put(value, wdl_int(w)) }
@@ -232,14 +276,14 @@ unsafe fn probe_text(
     tb: *const Handle,
     position: *const c_char,
     value: *mut c_int,
-    depth: Option<*mut c_int>,
+    ask: Ask,
 ) -> c_int {
     guard(|| {
         status((|| {
             // SAFETY: forwarded contracts.
             let (tb, pos) = unsafe { args(tb, position) }?;
             // SAFETY: forwarded contracts.
-            unsafe { answer(tb, &pos, value, depth) }
+            unsafe { answer(tb, &pos, value, ask) }
         })())
     })
 }
@@ -252,7 +296,7 @@ unsafe fn probe_bitboards(
     tb: *const Handle,
     (width, height, white, black, black_to_move): (c_int, c_int, u64, u64, c_int),
     value: *mut c_int,
-    depth: Option<*mut c_int>,
+    ask: Ask,
 ) -> c_int {
     guard(|| {
         status((|| {
@@ -260,7 +304,7 @@ unsafe fn probe_bitboards(
             let tb = unsafe { handle(tb) }?;
             let pos = from_bitboards(width, height, white, black, black_to_move)?;
             // SAFETY: forwarded contracts.
-            unsafe { answer(tb, &pos, value, depth) }
+            unsafe { answer(tb, &pos, value, ask) }
         })())
     })
 }
@@ -332,7 +376,7 @@ pub unsafe extern "C" fn fanotb_probe(
     depth: *mut c_int,
 ) -> c_int {
     // SAFETY: forwarded contracts.
-    unsafe { probe_text(tb, position, value, Some(depth)) }
+    unsafe { probe_text(tb, position, value, Ask::Depth(depth)) }
 }
 
 /// The value only of a position given as text (reads only the tables' value
@@ -347,7 +391,7 @@ pub unsafe extern "C" fn fanotb_probe_wdl(
     value: *mut c_int,
 ) -> c_int {
     // SAFETY: forwarded contracts.
-    unsafe { probe_text(tb, position, value, None) }
+    unsafe { probe_text(tb, position, value, Ask::Value) }
 }
 
 /// Value and depth of a position given as stone bitboards (bit `y * width + x` is
@@ -368,7 +412,7 @@ pub unsafe extern "C" fn fanotb_probe_bb(
 ) -> c_int {
     let stones = (width, height, white, black, black_to_move);
     // SAFETY: forwarded contracts.
-    unsafe { probe_bitboards(tb, stones, value, Some(depth)) }
+    unsafe { probe_bitboards(tb, stones, value, Ask::Depth(depth)) }
 }
 
 /// The value only of a position given as stone bitboards (as `fanotb_probe_bb`).
@@ -387,7 +431,100 @@ pub unsafe extern "C" fn fanotb_probe_wdl_bb(
 ) -> c_int {
     let stones = (width, height, white, black, black_to_move);
     // SAFETY: forwarded contracts.
-    unsafe { probe_bitboards(tb, stones, value, None) }
+    unsafe { probe_bitboards(tb, stones, value, Ask::Value) }
+}
+
+/// Every legal move as (notation, value, depth) for the mover, best first: plain,
+/// or under a no-capture limit at a counter (the depth is then T, the plies to the
+/// next capture counting the move).
+fn root_list(
+    tb: &Tablebase,
+    pos: &Position,
+    rules_asked: Option<(c_int, c_int)>,
+) -> Result<Vec<(String, c_int, c_int)>, c_int> {
+    let b = pos.board();
+    Ok(match rules_asked {
+        Some((limit, counter)) => {
+            let (limit, counter) = rules(limit, counter)?;
+            tb.moves_limited(pos, limit, counter)
+                .map_err(probe_error)?
+                .iter()
+                .map(|m| {
+                    let t = m
+                        .limited
+                        .plies_to_capture()
+                        .filter(|_| m.value != Wdl::Draw);
+                    (
+                        m.mv.notation(b),
+                        wdl_int(m.value),
+                        t.map_or(-1, |t| t as c_int),
+                    )
+                })
+                .collect()
+        }
+        None => tb
+            .moves(pos)
+            .map_err(probe_error)?
+            .iter()
+            .map(|m| {
+                (
+                    m.mv.notation(b),
+                    wdl_int(m.outcome.wdl()),
+                    depth_int(m.outcome),
+                )
+            })
+            .collect(),
+    })
+}
+
+/// Writes the root moves of `fanotb_probe_root` and `fanotb_probe_root_limited`.
+///
+/// # Safety
+/// As `fanotb_probe_root`.
+unsafe fn root_moves(
+    tb: *const Handle,
+    position: *const c_char,
+    rules_asked: Option<(c_int, c_int)>,
+    moves: *mut fanotb_root_move,
+    cap: usize,
+    count: *mut usize,
+) -> c_int {
+    guard(|| {
+        status((|| {
+            // SAFETY: forwarded contracts.
+            let (tb, pos) = unsafe { args(tb, position) }?;
+            if count.is_null() {
+                return Err(fail(FANOTB_EARG, "null count pointer"));
+            }
+            let list = root_list(tb, &pos, rules_asked)?;
+            // SAFETY: non-null, valid by the caller's contract.
+            unsafe { *count = list.len() };
+            if list.len() > cap {
+                return Err(fail(FANOTB_ESPACE, format!("{} moves", list.len())));
+            }
+            if moves.is_null() && !list.is_empty() {
+                return Err(fail(FANOTB_EARG, "null moves pointer"));
+            }
+            for (i, (text, value, depth)) in list.into_iter().enumerate() {
+                let mut notation = [0 as c_char; FANOTB_MOVE_LEN];
+                // Notation is at most 3 characters a point and never near 63.
+                for (d, b) in notation
+                    .iter_mut()
+                    .zip(text.bytes().take(FANOTB_MOVE_LEN - 1))
+                {
+                    *d = b as c_char;
+                }
+                let r = fanotb_root_move {
+                    notation,
+                    value,
+                    depth,
+                };
+                // SAFETY: i < list.len() <= cap, and `moves` holds cap elements.
+                unsafe { moves.add(i).write(r) };
+            }
+            Ok(())
+        })())
+    })
 }
 
 /// Every legal move of a position given as text with its result, best first, into
@@ -405,39 +542,45 @@ pub unsafe extern "C" fn fanotb_probe_root(
     cap: usize,
     count: *mut usize,
 ) -> c_int {
+    // SAFETY: forwarded contracts.
+    unsafe { root_moves(tb, position, None, moves, cap, count) }
+}
+
+/// Writes the best move of `fanotb_best_move` and `fanotb_best_move_limited`.
+///
+/// # Safety
+/// As `fanotb_best_move`.
+unsafe fn best_move(
+    tb: *const Handle,
+    position: *const c_char,
+    rules_asked: Option<(c_int, c_int)>,
+    buf: *mut c_char,
+    len: usize,
+) -> c_int {
     guard(|| {
         status((|| {
             // SAFETY: forwarded contracts.
             let (tb, pos) = unsafe { args(tb, position) }?;
-            if count.is_null() {
-                return Err(fail(FANOTB_EARG, "null count pointer"));
+            if buf.is_null() {
+                return Err(fail(FANOTB_EARG, "null buffer"));
             }
-            let list = tb.moves(&pos).map_err(probe_error)?;
-            // SAFETY: non-null, valid by the caller's contract.
-            unsafe { *count = list.len() };
-            if list.len() > cap {
-                return Err(fail(FANOTB_ESPACE, format!("{} moves", list.len())));
+            // The same answer as a probe for a finished game.
+            tb.value(&pos).map_err(probe_error)?;
+            let best = root_list(tb, &pos, rules_asked)?
+                .into_iter()
+                .next()
+                .map(|(notation, _, _)| notation)
+                .unwrap_or_default();
+            if best.len() + 1 > len {
+                return Err(fail(
+                    FANOTB_ESPACE,
+                    format!("{} bytes needed", best.len() + 1),
+                ));
             }
-            if moves.is_null() && !list.is_empty() {
-                return Err(fail(FANOTB_EARG, "null moves pointer"));
-            }
-            for (i, m) in list.iter().enumerate() {
-                let text = m.mv.notation(pos.board());
-                let mut notation = [0 as c_char; FANOTB_MOVE_LEN];
-                // Notation is at most 3 characters a point and never near 63.
-                for (d, b) in notation
-                    .iter_mut()
-                    .zip(text.bytes().take(FANOTB_MOVE_LEN - 1))
-                {
-                    *d = b as c_char;
-                }
-                let r = fanotb_root_move {
-                    notation,
-                    value: wdl_int(m.outcome.wdl()),
-                    depth: depth_int(m.outcome),
-                };
-                // SAFETY: i < list.len() <= cap, and `moves` holds cap elements.
-                unsafe { moves.add(i).write(r) };
+            // SAFETY: buf holds len >= best.len() + 1 bytes by the caller's contract.
+            unsafe {
+                std::ptr::copy_nonoverlapping(best.as_ptr(), buf as *mut u8, best.len());
+                *buf.add(best.len()) = 0;
             }
             Ok(())
         })())
@@ -456,35 +599,107 @@ pub unsafe extern "C" fn fanotb_best_move(
     buf: *mut c_char,
     len: usize,
 ) -> c_int {
-    guard(|| {
-        status((|| {
-            // SAFETY: forwarded contracts.
-            let (tb, pos) = unsafe { args(tb, position) }?;
-            if buf.is_null() {
-                return Err(fail(FANOTB_EARG, "null buffer"));
-            }
-            // The same answer as a probe for a finished game.
-            tb.value(&pos).map_err(probe_error)?;
-            let best = tb
-                .best_moves(&pos)
-                .map_err(probe_error)?
-                .first()
-                .map(|m| m.mv.notation(pos.board()))
-                .unwrap_or_default();
-            if best.len() + 1 > len {
-                return Err(fail(
-                    FANOTB_ESPACE,
-                    format!("{} bytes needed", best.len() + 1),
-                ));
-            }
-            // SAFETY: buf holds len >= best.len() + 1 bytes by the caller's contract.
-            unsafe {
-                std::ptr::copy_nonoverlapping(best.as_ptr(), buf as *mut u8, best.len());
-                *buf.add(best.len()) = 0;
-            }
-            Ok(())
-        })())
-    })
+    // SAFETY: forwarded contracts.
+    unsafe { best_move(tb, position, None, buf, len) }
+}
+
+/// Under the no-capture limit `limit` (1 to 250 plies), `counter` plies (0 to the
+/// limit) after the last capture, from the rule-aware tables: `*value` 1 win, 0
+/// draw, -1 loss for the side to move at that counter; `*plies_to_capture` T, the
+/// plies to the next capture that keeps a win or loss (-1 for a draw at counter 0);
+/// `*cursed` 1 for a cursed win or blessed loss (drawn under the limit, decided
+/// without it), else 0.
+///
+/// # Safety
+/// `tb` a live handle, `position` a NUL-terminated string, the outputs valid pointers.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanotb_probe_limited(
+    tb: *const Handle,
+    position: *const c_char,
+    limit: c_int,
+    counter: c_int,
+    value: *mut c_int,
+    plies_to_capture: *mut c_int,
+    cursed: *mut c_int,
+) -> c_int {
+    let ask = Ask::Limited {
+        limit,
+        counter,
+        plies: plies_to_capture,
+        cursed,
+    };
+    // SAFETY: forwarded contracts.
+    unsafe { probe_text(tb, position, value, ask) }
+}
+
+/// `fanotb_probe_limited` for a position given as stone bitboards (as
+/// `fanotb_probe_bb`).
+///
+/// # Safety
+/// `tb` a live handle, the outputs valid pointers.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanotb_probe_limited_bb(
+    tb: *const Handle,
+    width: c_int,
+    height: c_int,
+    white: u64,
+    black: u64,
+    black_to_move: c_int,
+    limit: c_int,
+    counter: c_int,
+    value: *mut c_int,
+    plies_to_capture: *mut c_int,
+    cursed: *mut c_int,
+) -> c_int {
+    let stones = (width, height, white, black, black_to_move);
+    let ask = Ask::Limited {
+        limit,
+        counter,
+        plies: plies_to_capture,
+        cursed,
+    };
+    // SAFETY: forwarded contracts.
+    unsafe { probe_bitboards(tb, stones, value, ask) }
+}
+
+/// `fanotb_probe_root` under the no-capture limit at `counter`: each move's value
+/// for the mover at the counter it leads to (0 after a capture, one more after a
+/// paika), and as its depth the plies to the next capture counting the move (-1 for
+/// a draw). At the limit the game is over: no move.
+///
+/// # Safety
+/// As `fanotb_probe_root`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanotb_probe_root_limited(
+    tb: *const Handle,
+    position: *const c_char,
+    limit: c_int,
+    counter: c_int,
+    moves: *mut fanotb_root_move,
+    cap: usize,
+    count: *mut usize,
+) -> c_int {
+    // SAFETY: forwarded contracts.
+    unsafe { root_moves(tb, position, Some((limit, counter)), moves, cap, count) }
+}
+
+/// `fanotb_best_move` under the no-capture limit at `counter`: a winner's move that
+/// captures soonest, a loser's that delays most; "" when there is none (no move, or
+/// the counter has reached the limit).
+///
+/// # Safety
+/// As `fanotb_best_move`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanotb_best_move_limited(
+    tb: *const Handle,
+    position: *const c_char,
+    limit: c_int,
+    counter: c_int,
+    buf: *mut c_char,
+    len: usize,
+) -> c_int {
+    // SAFETY: forwarded contracts.
+    unsafe { best_move(tb, position, Some((limit, counter)), buf, len) }
 }
 
 /// The largest N such that the directory holds every table of the board with at

@@ -100,12 +100,18 @@ pub struct LimitedMove {
 
 impl LimitedMove {
     /// Sort key: best for the mover first (wins by the fewest plies to a capture,
-    /// draws, losses by the most).
+    /// draws, losses by the most). Among draws, those won without the limit come
+    /// first and those lost last, so that a player holding a cursed win keeps
+    /// chances should the opponent err.
     fn rank(&self) -> (u8, i64) {
         let t = self.limited.plies_to_capture().unwrap_or(0) as i64;
         match self.value {
             Wdl::Win => (0, t),
-            Wdl::Draw => (1, 0),
+            Wdl::Draw => match self.limited {
+                Limited::Win(_) | Limited::CursedWin => (1, 0),
+                Limited::Draw => (1, 1),
+                Limited::Loss(_) | Limited::BlessedLoss => (1, 2),
+            },
             Wdl::Loss => (2, -t),
         }
     }

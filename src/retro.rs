@@ -957,7 +957,15 @@ impl Pair {
             }
             // A level boundary: the state is whole, the place to checkpoint.
             at_level(self, Resume { level, max_init })?;
-            bar.message(format!("depth {level}"));
+            bar.message(match self.limit {
+                // Two levels a T: the losses at T, then the wins.
+                Some(_) => format!(
+                    "T {} ({})",
+                    level / 2,
+                    ["losses", "wins"][level as usize % 2]
+                ),
+                None => format!("depth {level}"),
+            });
             let mut any = false;
             for t in 0..self.sides.len() {
                 any |= self.propagate_level(t, level, &bar);

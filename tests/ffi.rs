@@ -259,7 +259,7 @@ fn header_matches_the_exported_symbols() {
         v
     };
     assert_eq!(exported, declared);
-    assert_eq!(exported.len(), 11);
+    assert_eq!(exported.len(), 15);
     let consts = names(&source, "pub const ", ':');
     let defines = names(&header, "#define ", ' ');
     let defines: Vec<String> = defines.into_iter().filter(|d| d != "FANOTB_H").collect();
@@ -278,5 +278,147 @@ fn header_matches_the_exported_symbols() {
             value(&header, &format!("#define {c} ")),
             "{c}"
         );
+    }
+}
+
+/// The rule-aware calls answer as the library does, at every counter, and refuse a
+/// limit or counter out of range.
+#[test]
+fn c_abi_under_the_no_capture_limit() {
+    use fanotb::{Limit, Options, Position, Signature, Tablebase};
+    let dir = tempfile::tempdir().unwrap();
+    let limit = Limit::new(20).unwrap();
+    let opts = Options {
+        limit: Some(limit),
+        ..Options::default()
+    };
+    let sigs = Signature::all_up_to(3);
+    fanotb::generate(dir.path(), Board::tsivy(), &sigs, &opts, |_| {}).unwrap();
+    let lib = Tablebase::open(dir.path()).unwrap();
+    let cdir = CString::new(dir.path().to_str().unwrap()).unwrap();
+    let mut rng = common::Rng(7);
+    unsafe {
+        let tb = fanotb_open(cdir.as_ptr());
+        let mut checked = 0;
+        while checked < 300 {
+            let (w, b) = (
+                1u64 << rng.below(45),
+                1u64 << rng.below(45) | 1 << rng.below(45),
+            );
+            let Ok(pos) = Position::new(Board::tsivy(), w, b, fanotb::Color::White) else {
+                continue;
+            };
+            if w & b != 0 {
+                continue;
+            }
+            let counter = rng.below(21) as u32;
+            let text = CString::new(pos.to_string()).unwrap();
+            let (mut value, mut plies, mut cursed) = (9, 9, 9);
+            let status = fanotb_probe_limited(
+                tb,
+                text.as_ptr(),
+                20,
+                counter as c_int,
+                &mut value,
+                &mut plies,
+                &mut cursed,
+            );
+            assert_eq!(status, FANOTB_OK);
+            let stored = lib.probe_limited(&pos, limit).unwrap();
+            let want = lib.value_limited(&pos, limit, counter).unwrap();
+            assert_eq!(value, [-1, 0, 1][want as usize], "{pos}");
+            assert_eq!(plies, stored.plies_to_capture().map_or(-1, |t| t as c_int));
+            assert_eq!(cursed, stored.cursed() as c_int);
+            let (mut bb_value, mut bb_plies, mut bb_cursed) = (9, 9, 9);
+            let (white, black) = (pos.white(), pos.black());
+            assert_eq!(
+                fanotb_probe_limited_bb(
+                    tb,
+                    9,
+                    5,
+                    white,
+                    black,
+                    0,
+                    20,
+                    counter as c_int,
+                    &mut bb_value,
+                    &mut bb_plies,
+                    &mut bb_cursed,
+                ),
+                FANOTB_OK
+            );
+            assert_eq!((bb_value, bb_plies, bb_cursed), (value, plies, cursed));
+            let mut root = [fanotb_root_move {
+                notation: [0; FANOTB_MOVE_LEN],
+                value: 0,
+                depth: 0,
+            }; 64];
+            let mut count = 0;
+            assert_eq!(
+                fanotb_probe_root_limited(
+                    tb,
+                    text.as_ptr(),
+                    20,
+                    counter as c_int,
+                    root.as_mut_ptr(),
+                    64,
+                    &mut count
+                ),
+                FANOTB_OK
+            );
+            let moves = lib.moves_limited(&pos, limit, counter).unwrap();
+            assert_eq!(count, moves.len());
+            for (r, m) in root.iter().zip(&moves) {
+                let name = CStr::from_ptr(r.notation.as_ptr()).to_str().unwrap();
+                assert_eq!(name, m.mv.notation(pos.board()));
+                assert_eq!(r.value, [-1, 0, 1][m.value as usize]);
+            }
+            let mut buf = [0 as c_char; 64];
+            assert_eq!(
+                fanotb_best_move_limited(
+                    tb,
+                    text.as_ptr(),
+                    20,
+                    counter as c_int,
+                    buf.as_mut_ptr(),
+                    64
+                ),
+                FANOTB_OK
+            );
+            let best = CStr::from_ptr(buf.as_ptr()).to_str().unwrap();
+            assert_eq!(
+                best,
+                moves
+                    .first()
+                    .map_or(String::new(), |m| m.mv.notation(pos.board()))
+            );
+            checked += 1;
+        }
+        let text = CString::new("9/9/3B5/9/WW7 w").unwrap();
+        let (mut value, mut plies, mut cursed) = (0, 0, 0);
+        for (limit, counter) in [(0, 0), (251, 0), (20, 21), (20, -1)] {
+            let status = fanotb_probe_limited(
+                tb,
+                text.as_ptr(),
+                limit,
+                counter,
+                &mut value,
+                &mut plies,
+                &mut cursed,
+            );
+            assert_eq!(status, FANOTB_EARG, "limit {limit} counter {counter}");
+        }
+        // A limit with no tables is a missing table.
+        let status = fanotb_probe_limited(
+            tb,
+            text.as_ptr(),
+            30,
+            0,
+            &mut value,
+            &mut plies,
+            &mut cursed,
+        );
+        assert_eq!(status, FANOTB_EMISSING);
+        fanotb_close(tb);
     }
 }

@@ -1,16 +1,18 @@
 /* A C engine's view of fanotb: probe a position as text and as bitboards, list the
- * root moves, and print the best move. Built and run by scripts/c-probe.sh.
- *   probe DIR POSITION */
+ * root moves, and print the best move; with a no-capture limit, the same under it
+ * from the rule-aware tables. Built and run by scripts/c-probe.sh.
+ *   probe DIR POSITION [LIMIT [COUNTER]] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "fanotb.h"
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: probe DIR POSITION\n");
+    if (argc < 3 || argc > 5) {
+        fprintf(stderr, "usage: probe DIR POSITION [LIMIT [COUNTER]]\n");
         return 2;
     }
+    int limit = argc > 3 ? atoi(argv[3]) : 0, counter = argc > 4 ? atoi(argv[4]) : 0;
     printf("fanotb %s\n", fanotb_version());
     fanotb_tablebase *tb = fanotb_open(argv[1]);
     if (!tb) {
@@ -55,6 +57,29 @@ int main(int argc, char **argv) {
         goto done;
     }
     printf("best move %s\n", best);
+
+    if (limit > 0) {
+        int plies, cursed;
+        if (fanotb_probe_limited(tb, argv[2], limit, counter, &value, &plies, &cursed) != FANOTB_OK) {
+            fprintf(stderr, "probe_limited: %s\n", fanotb_last_error());
+            goto done;
+        }
+        printf("no-capture limit %d, counter %d: value %d, plies to capture %d, cursed %d\n",
+               limit, counter, value, plies, cursed);
+        fanotb_root_move root[64];
+        if (fanotb_probe_root_limited(tb, argv[2], limit, counter, root, 64, &count) != FANOTB_OK) {
+            fprintf(stderr, "probe_root_limited: %s\n", fanotb_last_error());
+            goto done;
+        }
+        for (size_t i = 0; i < count; i++)
+            printf("  %-16s value %2d plies to capture %3d\n", root[i].notation, root[i].value,
+                   root[i].depth);
+        if (fanotb_best_move_limited(tb, argv[2], limit, counter, best, sizeof best) != FANOTB_OK) {
+            fprintf(stderr, "best move: %s\n", fanotb_last_error());
+            goto done;
+        }
+        printf("best move under the limit %s\n", best);
+    }
     status = 0;
 done:
     fanotb_close(tb);

@@ -2,6 +2,7 @@
 //! reports. One module per group of subcommands; each subcommand is one function
 //! that returns a report (`Serialize` for `--json`, `Display` for text).
 
+mod limited;
 mod output;
 mod probe;
 mod progress;
@@ -140,7 +141,7 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Play(a) => print(&rules::play(a)?, json),
         Command::Perft(a) => print(&rules::perft_command(a)?, json),
         Command::Generate(a) => print(&tables::generate_command(a, json)?, json),
-        Command::Probe(a) if a.position == "-" => probe::probe_batch(&a.tables, json)?,
+        Command::Probe(a) if a.position == "-" => probe::probe_batch(&a.tables, &a.rules, json)?,
         Command::Probe(a) => print(&probe::probe(a)?, json),
         Command::Line(a) => print(&probe::line(a)?, json),
         Command::Stats(a) => print(&tables::stats(a)?, json),

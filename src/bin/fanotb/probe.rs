@@ -8,8 +8,26 @@ use serde::Serialize;
 
 use fanotb::{Board, MoveOutcome, Outcome, Position, Tablebase, best_count};
 
+use crate::limited::{self, RulesArgs};
 use crate::output::{failure, print_line};
 use crate::{Result, TablesArg, message};
+
+/// A report without the limit, or under it.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum Answer<P, L> {
+    Plain(P),
+    Limited(L),
+}
+
+impl<P: fmt::Display, L: fmt::Display> fmt::Display for Answer<P, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Plain(r) => r.fmt(f),
+            Answer::Limited(r) => r.fmt(f),
+        }
+    }
+}
 
 /// A value and its depth, for `--json`: "win"/"draw"/"loss" for the side to move.
 #[derive(Serialize)]
@@ -72,6 +90,8 @@ pub struct ProbeArgs {
     /// --json): `fanotb probe - < positions.txt`.
     pub position: String,
     #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
     pub tables: TablesArg,
 }
 
@@ -101,17 +121,22 @@ impl fmt::Display for ProbeReport {
     }
 }
 
-pub fn probe(a: ProbeArgs) -> Result<ProbeReport> {
+pub fn probe(a: ProbeArgs) -> Result<Answer<ProbeReport, limited::LimitedProbeReport>> {
+    if let Some(limit) = a.rules.no_capture_limit {
+        let (pos, tb) = open(&a.position, &a.tables.dir)?;
+        let counter = a.rules.counter.unwrap_or(0);
+        return Ok(Answer::Limited(limited::probe(&pos, &tb, limit, counter)?));
+    }
     let (pos, tb, outcome) = open_and_probe(&a.position, &a.tables.dir)?;
     let moves = tb.moves(&pos)?;
     let b = pos.board();
-    Ok(ProbeReport {
+    Ok(Answer::Plain(ProbeReport {
         position: pos.to_string(),
         value: outcome.into(),
         best: best_notations(b, &moves),
         moves: MoveValue::list(b, &moves),
         text: format!("{pos}\n{} to move: {outcome}\n", pos.turn().name()),
-    })
+    }))
 }
 
 /// One answer of `probe -`.
@@ -126,6 +151,7 @@ enum BatchLine {
         #[serde(skip)]
         outcome: Outcome,
     },
+    Limited(limited::BatchAnswer),
     Failed {
         position: String,
         error: String,
@@ -141,6 +167,7 @@ impl fmt::Display for BatchLine {
                 outcome,
                 ..
             } => write!(f, "{position}: {outcome}, best {}", best.join(" ")),
+            BatchLine::Limited(a) => a.fmt(f),
             BatchLine::Failed { position, error } => write!(f, "{position}: error: {error}"),
         }
     }
@@ -148,7 +175,7 @@ impl fmt::Display for BatchLine {
 
 /// `probe -`: one answer a line for each position on stdin, so that a script need not
 /// start a process per position. Fails at the end if any line failed.
-pub fn probe_batch(tables: &TablesArg, json: bool) -> Result<()> {
+pub fn probe_batch(tables: &TablesArg, rules: &RulesArgs, json: bool) -> Result<()> {
     use std::io::BufRead;
     let tb = Tablebase::open(&tables.dir)?;
     let mut failed = 0;
@@ -161,6 +188,12 @@ pub fn probe_batch(tables: &TablesArg, json: bool) -> Result<()> {
         let answer = Position::parse_arg(text)
             .map_err(|e| message(&e))
             .and_then(|pos| {
+                if let Some(limit) = rules.no_capture_limit {
+                    let counter = rules.counter.unwrap_or(0);
+                    return limited::batch_answer(&pos, &tb, limit, counter)
+                        .map(BatchLine::Limited)
+                        .map_err(|e| message(&e));
+                }
                 let outcome = tb.probe(&pos).map_err(|e| message(&e))?;
                 let moves = tb.best_moves(&pos).map_err(|e| message(&e))?;
                 Ok(BatchLine::Answer {
@@ -192,6 +225,8 @@ pub fn probe_batch(tables: &TablesArg, json: bool) -> Result<()> {
 pub struct LineArgs {
     /// Position text, `start` or `start:WxH`. Example: "9/9/B8/9/3WW3B w".
     pub position: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -240,25 +275,34 @@ impl fmt::Display for LineReport {
     }
 }
 
-pub fn line(a: LineArgs) -> Result<LineReport> {
+pub fn line(a: LineArgs) -> Result<Answer<LineReport, limited::LimitedLineReport>> {
+    if let Some(limit) = a.rules.no_capture_limit {
+        let (pos, tb) = open(&a.position, &a.tables.dir)?;
+        let counter = a.rules.counter.unwrap_or(0);
+        return Ok(Answer::Limited(limited::line(&pos, &tb, limit, counter)?));
+    }
     let (pos, tb, outcome) = open_and_probe(&a.position, &a.tables.dir)?;
     let line = tb.line(&pos)?;
     let mut heading = format!("{pos}: {outcome} for {}\n", pos.turn().name());
     if line.is_empty() && outcome == Outcome::Draw {
         heading += "drawn: best play never ends the game\n";
     }
-    Ok(LineReport {
+    Ok(Answer::Plain(LineReport {
         position: pos.to_string(),
         value: outcome.into(),
         line: LineMove::list(pos.board(), &line),
         heading,
-    })
+    }))
+}
+
+/// Parses a position and opens the tables.
+fn open(position: &str, dir: &Path) -> Result<(Position, Tablebase)> {
+    Ok((Position::parse_arg(position)?, Tablebase::open(dir)?))
 }
 
 /// Parses a position, opens the tables and probes it.
 fn open_and_probe(position: &str, dir: &Path) -> Result<(Position, Tablebase, Outcome)> {
-    let pos = Position::parse_arg(position)?;
-    let tb = Tablebase::open(dir)?;
+    let (pos, tb) = open(position, dir)?;
     let outcome = tb.probe(&pos)?;
     Ok((pos, tb, outcome))
 }
