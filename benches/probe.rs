@@ -1,24 +1,23 @@
-//! Warm random probes: value only, and value with depth.
+//! Warm random probes: value only, value with depth, and the value under a
+//! no-capture limit at a counter (rule-aware tables).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fanotb::Signature;
 use fanotb::Tablebase;
 use fanotb::internals::Indexer;
-use fanotb::{Board, Color, Position};
+use fanotb::{Board, Color, Limit, Position};
 use fanotb::{Options, generate};
 use std::hint::black_box;
 
 fn probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let board = Board::tsivy();
-    generate(
-        dir.path(),
-        board,
-        &Signature::all_up_to(4),
-        &Options::default(),
-        |_| {},
-    )
-    .unwrap();
+    let limit = Limit::new(60).unwrap();
+    let opts = Options {
+        limit: Some(limit),
+        ..Options::default()
+    };
+    generate(dir.path(), board, &Signature::all_up_to(4), &opts, |_| {}).unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
     // Random positions of the 4-stone tables, from a fixed generator.
     let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -36,6 +35,7 @@ fn probe(c: &mut Criterion) {
     // Warm: every block these positions need is decompressed and cached.
     for p in &positions {
         tb.probe(p).unwrap();
+        tb.probe_limited(p, limit).unwrap();
     }
     let mut g = c.benchmark_group("probe_warm_random");
     let mut i = 0;
@@ -49,6 +49,13 @@ fn probe(c: &mut Criterion) {
         b.iter(|| {
             i = (i + 1) % positions.len();
             tb.probe(black_box(&positions[i])).unwrap()
+        })
+    });
+    g.bench_function("value_under_limit_60_counter_30", |b| {
+        b.iter(|| {
+            i = (i + 1) % positions.len();
+            tb.value_limited(black_box(&positions[i]), limit, black_box(30))
+                .unwrap()
         })
     });
     // Two threads probing at once, each `iters` probes: the time per iteration is

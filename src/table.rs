@@ -114,12 +114,19 @@ pub(crate) fn code_depth(code: u16) -> Option<u32> {
 #[derive(Debug, Error)]
 pub enum TableError {
     /// The directory has no file for the table.
-    #[error("no table {sig} for the {} board in {}", board.size_name(), dir.display())]
+    #[error(
+        "no table {sig}{} for the {} board in {}",
+        limit.map(|n| format!(" under the no-capture limit {n}")).unwrap_or_default(),
+        board.size_name(),
+        dir.display()
+    )]
     Missing {
         /// The board of the table.
         board: &'static Board,
         /// Its signature.
         sig: Signature,
+        /// The no-capture limit of a rule-aware table.
+        limit: Option<Limit>,
         /// The directory searched.
         dir: PathBuf,
     },
@@ -454,6 +461,7 @@ impl Table {
                 return Err(TableError::Missing {
                     board,
                     sig,
+                    limit,
                     dir: dir.to_path_buf(),
                 });
             }
@@ -553,19 +561,25 @@ pub(crate) fn packed_wdl(block: &[u8], i: usize) -> Option<Wdl> {
     }
 }
 
-/// The depth stream of a block: the depth, or for a rule-aware table T of a win or
-/// a loss and 0, 1 or 2 for a draw, a cursed win or a blessed loss.
+/// The depth stream of a block: the depth (`u16`), or for a rule-aware table one
+/// byte, T of a win or a loss and 0, 1 or 2 for a draw, a cursed win or a blessed
+/// loss (a byte is 12% to 27% smaller than a `u16` once compressed: docs/FORMAT.md).
 fn depth_bytes(codes: &[u16], limit: Option<Limit>) -> Vec<u8> {
-    let depth = |c: u16| match limit {
-        None => code_depth(c).unwrap_or(0) as u16,
-        Some(_) => match code_limited(c) {
-            Limited::Win(t) | Limited::Loss(t) => t as u16,
-            Limited::Draw => 0,
-            Limited::CursedWin => 1,
-            Limited::BlessedLoss => 2,
-        },
-    };
-    codes.iter().flat_map(|&c| depth(c).to_le_bytes()).collect()
+    match limit {
+        None => codes
+            .iter()
+            .flat_map(|&c| (code_depth(c).unwrap_or(0) as u16).to_le_bytes())
+            .collect(),
+        Some(_) => codes
+            .iter()
+            .map(|&c| match code_limited(c) {
+                Limited::Win(t) | Limited::Loss(t) => t as u8,
+                Limited::Draw => 0,
+                Limited::CursedWin => 1,
+                Limited::BlessedLoss => 2,
+            })
+            .collect(),
+    }
 }
 
 /// Writes a complete table atomically: a temporary file, fsync, then rename, so a
@@ -877,7 +891,7 @@ impl TableFile {
         let n = (self.header.entries - first).min(self.header.block_entries as u64) as usize;
         match s {
             Stream::Wdl => n.div_ceil(4),
-            Stream::Depth => 2 * n,
+            Stream::Depth => self.depth_width() * n,
         }
     }
 
@@ -947,10 +961,22 @@ impl TableFile {
     pub(crate) fn code(&self, index: u64) -> Result<u16, TableError> {
         let wdl = self.wdl(index)?;
         let (b, i) = self.check_index(index)?;
-        let depth = self.with_block(Stream::Depth, b, |blk| {
-            u16::from_le_bytes([blk[2 * i], blk[2 * i + 1]])
-        })?;
+        let depth = self.with_block(Stream::Depth, b, |blk| self.depth_at(blk, i))?;
         self.make_code(index, wdl, depth)
+    }
+
+    /// Bytes an entry takes in the depth stream: 2 (a depth), or 1 (T, at most 250,
+    /// in a rule-aware table).
+    fn depth_width(&self) -> usize {
+        if self.header.limit.is_some() { 1 } else { 2 }
+    }
+
+    /// Entry `i` of a decompressed depth block.
+    fn depth_at(&self, blk: &[u8], i: usize) -> u16 {
+        match self.depth_width() {
+            1 => blk[i] as u16,
+            _ => u16::from_le_bytes([blk[2 * i], blk[2 * i + 1]]),
+        }
     }
 
     fn make_code(&self, index: u64, wdl: Wdl, depth: u16) -> Result<u16, TableError> {
@@ -998,7 +1024,7 @@ impl TableFile {
                     let w = packed_wdl(&wdl, i).ok_or_else(|| {
                         self.corrupt(format!("entry {}: invalid value bits", first + i as u64))
                     })?;
-                    let d = u16::from_le_bytes([depth[2 * i], depth[2 * i + 1]]);
+                    let d = self.depth_at(&depth, i);
                     *code = self.make_code(first + i as u64, w, d)?;
                 }
                 Ok(())

@@ -383,3 +383,137 @@ fn a_killed_build_resumes_inside_the_pair_byte_identical() {
         assert!(a == b, "{t} differs after the resumed build");
     }
 }
+
+#[test]
+fn probe_line_stats_and_verify_under_the_no_capture_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let built = json(&[
+        "generate",
+        "--max-stones",
+        "3",
+        "--no-capture-limit",
+        "20",
+        "--dir",
+        d,
+    ]);
+    let tables = built["tables"].as_array().unwrap();
+    assert_eq!(tables.len(), 6, "3 plain tables, then 3 for the limit");
+    assert!(tables[..3].iter().all(|t| t["limit"].is_null()));
+    assert!(tables[3..].iter().all(|t| t["limit"] == 20));
+    assert!(tables[3]["cursed"].is_u64());
+    let probe = |pos: &str, more: &[&str]| {
+        let mut args = vec!["probe", pos, "--dir", d, "--no-capture-limit", "20"];
+        args.extend_from_slice(more);
+        json(&args)
+    };
+    // Won in 5 plies to a capture: won up to counter 15, drawn from 16.
+    let v = probe("9/9/B8/9/3WW4 w", &[]);
+    assert_eq!(
+        (
+            &v["value"],
+            &v["plies_to_capture"],
+            &v["cursed"],
+            &v["limit"],
+            &v["counter"]
+        ),
+        (
+            &"win".into(),
+            &5.into(),
+            &false.into(),
+            &20.into(),
+            &0.into()
+        )
+    );
+    assert_eq!(v["moves"][0]["value"], "win");
+    assert_eq!(v["moves"][0]["plies_to_capture"], 5);
+    assert_eq!(v["best"][0], v["moves"][0]["move"]);
+    assert_eq!(
+        probe("9/9/B8/9/3WW4 w", &["--counter", "15"])["value"],
+        "win"
+    );
+    let late = probe("9/9/B8/9/3WW4 w", &["--counter", "16"]);
+    assert_eq!(
+        (&late["value"], &late["plies_to_capture"]),
+        (&"draw".into(), &5.into())
+    );
+    // Won in 29 without the limit: a cursed win under 20.
+    let cursed = probe("9/9/3B5/9/WW7 w", &[]);
+    assert_eq!(
+        (
+            &cursed["value"],
+            &cursed["plies_to_capture"],
+            &cursed["cursed"]
+        ),
+        (&"draw".into(), &Value::Null, &true.into())
+    );
+    // At the limit the game is over: no move.
+    assert_eq!(
+        probe("9/9/B8/9/3WW4 w", &["--counter", "20"])["moves"],
+        serde_json::json!([])
+    );
+    let line = json(&[
+        "line",
+        "9/9/B8/9/3WW4 w",
+        "--dir",
+        d,
+        "--no-capture-limit",
+        "20",
+    ]);
+    let moves = line["line"].as_array().unwrap();
+    assert_eq!(moves.len(), 5, "{line}");
+    assert_eq!(moves[4]["counter"], 0, "the line ends with a capture");
+
+    let err = fails(&[
+        "probe",
+        "9/9/B8/9/3WW4 w",
+        "--dir",
+        d,
+        "--no-capture-limit",
+        "20",
+        "--counter",
+        "21",
+    ]);
+    assert!(
+        err.contains("counter 21 is above the no-capture limit 20"),
+        "{err}"
+    );
+    let err = fails(&["probe", "9/9/B8/9/3WW4 w", "--dir", d, "--counter", "2"]);
+    assert!(err.contains("--no-capture-limit"), "{err}");
+    let err = fails(&[
+        "probe",
+        "9/9/B8/9/3WW4 w",
+        "--dir",
+        d,
+        "--no-capture-limit",
+        "30",
+    ]);
+    assert!(
+        err.contains("--signature 2v1 --no-capture-limit 30"),
+        "{err}"
+    );
+    let err = fails(&[
+        "generate",
+        "--max-stones",
+        "3",
+        "--no-capture-limit",
+        "251",
+        "--dir",
+        d,
+    ]);
+    assert!(err.contains("give 1 to 250"), "{err}");
+
+    let stats = json(&["stats", "--dir", d]);
+    let rows = stats["tables"].as_array().unwrap();
+    let n20: Vec<&Value> = rows.iter().filter(|r| r["limit"] == 20).collect();
+    assert_eq!(n20.len(), 3);
+    let cursed: u64 = n20.iter().map(|r| r["cursed"].as_u64().unwrap()).sum();
+    assert!(cursed > 0);
+    assert_eq!(
+        json(&["verify", "--dir", d])["tables"]
+            .as_array()
+            .unwrap()
+            .len(),
+        6
+    );
+}

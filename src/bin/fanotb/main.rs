@@ -187,11 +187,20 @@ fn hint(e: &(dyn std::error::Error + 'static)) -> Option<String> {
             Some(fanotb::CheckError::Probe(ProbeError::Table(t))) => Some(t),
             _ => None,
         });
-    if let Some(TableError::Missing { board, sig, dir }) = table {
+    if let Some(TableError::Missing {
+        board,
+        sig,
+        limit,
+        dir,
+    }) = table
+    {
         return Some(if sig.buildable(board) {
             format!(
-                "build it with `fanotb generate --board {} --signature {sig} --dir {}`",
+                "build it with `fanotb generate --board {} --signature {sig}{} --dir {}`",
                 board.size_name(),
+                limit
+                    .map(|n| format!(" --no-capture-limit {n}"))
+                    .unwrap_or_default(),
                 dir.display()
             )
         } else {
