@@ -301,14 +301,32 @@ fn shell_completions() {
 /// inside the pair and writes the same bytes as a build never interrupted.
 #[test]
 fn a_killed_build_resumes_inside_the_pair_byte_identical() {
+    killed_build_resumes(&[], "9x5");
+}
+
+/// The same for a rule-aware pair (its plain tables already built).
+#[test]
+fn a_killed_rule_aware_build_resumes_inside_the_pair_byte_identical() {
+    killed_build_resumes(&["--no-capture-limit", "20"], "9x5/n20");
+}
+
+/// Kills a build of 2v3 (with `rules` added to its arguments) after its pair
+/// checkpoint in `sub` appears, resumes it and compares with a clean build.
+fn killed_build_resumes(rules: &[&str], sub: &str) {
     let dir = tempfile::tempdir().unwrap();
     let (killed, clean) = (dir.path().join("killed"), dir.path().join("clean"));
     let (k, c) = (killed.to_str().unwrap(), clean.to_str().unwrap());
     for d in [k, c] {
-        json(&["generate", "--max-stones", "4", "--dir", d]);
+        let mut first = vec!["generate", "--max-stones", "4", "--dir", d];
+        first.extend_from_slice(rules);
+        json(&first);
+        if !rules.is_empty() {
+            // The plain pair, which a rule-aware build would otherwise build first.
+            json(&["generate", "--signature", "2v3", "--dir", d]);
+        }
     }
     let args = |d: &str| {
-        [
+        let mut a: Vec<String> = [
             "generate",
             "--signature",
             "2v3",
@@ -321,6 +339,9 @@ fn a_killed_build_resumes_inside_the_pair_byte_identical() {
             "--json",
         ]
         .map(String::from)
+        .to_vec();
+        a.extend(rules.iter().map(|r| r.to_string()));
+        a
     };
     let bin = assert_cmd::cargo::cargo_bin("fanotb");
     let mut child = std::process::Command::new(&bin)
@@ -329,7 +350,7 @@ fn a_killed_build_resumes_inside_the_pair_byte_identical() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let ckpt = killed.join("9x5/2v3.pair.ckpt");
+    let ckpt = killed.join(sub).join("2v3.pair.ckpt");
     let start = std::time::Instant::now();
     // The first checkpoint follows stage 1; let a few levels pass after it.
     while !ckpt.exists() {
@@ -361,7 +382,7 @@ fn a_killed_build_resumes_inside_the_pair_byte_identical() {
         "the checkpoint is removed once the tables are written"
     );
 
-    let v = json(&[
+    let mut again = vec![
         "generate",
         "--signature",
         "2v3",
@@ -369,7 +390,9 @@ fn a_killed_build_resumes_inside_the_pair_byte_identical() {
         c,
         "--checkpoint-minutes",
         "1000",
-    ]);
+    ];
+    again.extend_from_slice(rules);
+    let v = json(&again);
     assert!(
         v["tables"]
             .as_array()
@@ -378,8 +401,8 @@ fn a_killed_build_resumes_inside_the_pair_byte_identical() {
             .all(|t| t["resumed_at_depth"].is_null())
     );
     for t in ["2v3", "3v2"] {
-        let a = std::fs::read(killed.join(format!("9x5/{t}.fntb"))).unwrap();
-        let b = std::fs::read(clean.join(format!("9x5/{t}.fntb"))).unwrap();
+        let a = std::fs::read(killed.join(sub).join(format!("{t}.fntb"))).unwrap();
+        let b = std::fs::read(clean.join(sub).join(format!("{t}.fntb"))).unwrap();
         assert!(a == b, "{t} differs after the resumed build");
     }
 }
