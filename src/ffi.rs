@@ -232,6 +232,17 @@ enum Ask {
     },
 }
 
+impl Ask {
+    fn limited(limit: c_int, counter: c_int, plies: *mut c_int, cursed: *mut c_int) -> Ask {
+        Ask::Limited {
+            limit,
+            counter,
+            plies,
+            cursed,
+        }
+    }
+}
+
 /// Probes `pos` and writes what `ask` asks (a value probe reads only the value
 /// stream).
 ///
@@ -622,12 +633,7 @@ pub unsafe extern "C" fn fanotb_probe_limited(
     plies_to_capture: *mut c_int,
     cursed: *mut c_int,
 ) -> c_int {
-    let ask = Ask::Limited {
-        limit,
-        counter,
-        plies: plies_to_capture,
-        cursed,
-    };
+    let ask = Ask::limited(limit, counter, plies_to_capture, cursed);
     // SAFETY: forwarded contracts.
     unsafe { probe_text(tb, position, value, ask) }
 }
@@ -652,12 +658,7 @@ pub unsafe extern "C" fn fanotb_probe_limited_bb(
     cursed: *mut c_int,
 ) -> c_int {
     let stones = (width, height, white, black, black_to_move);
-    let ask = Ask::Limited {
-        limit,
-        counter,
-        plies: plies_to_capture,
-        cursed,
-    };
+    let ask = Ask::limited(limit, counter, plies_to_capture, cursed);
     // SAFETY: forwarded contracts.
     unsafe { probe_bitboards(tb, stones, value, ask) }
 }

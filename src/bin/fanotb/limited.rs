@@ -114,15 +114,7 @@ pub struct LimitedProbeReport {
 impl fmt::Display for LimitedProbeReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.heading)?;
-        for m in &self.moves {
-            writeln!(f, "{m}")?;
-        }
-        let best = if self.best.is_empty() {
-            "-".into()
-        } else {
-            self.best.join(" ")
-        };
-        writeln!(f, "best: {best}")
+        crate::output::write_moves(f, &self.moves, &self.best)
     }
 }
 

@@ -82,3 +82,20 @@ pub fn human_bytes(b: u64) -> String {
 pub fn as_text<T: fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(v)
 }
+
+/// The move list of a probe, one a line, then its best moves (`best: -` for none).
+pub fn write_moves<M: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    moves: &[M],
+    best: &[String],
+) -> fmt::Result {
+    for m in moves {
+        writeln!(f, "{m}")?;
+    }
+    let best = if best.is_empty() {
+        "-".into()
+    } else {
+        best.join(" ")
+    };
+    writeln!(f, "best: {best}")
+}

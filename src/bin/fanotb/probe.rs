@@ -109,15 +109,7 @@ pub struct ProbeReport {
 impl fmt::Display for ProbeReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)?;
-        for m in &self.moves {
-            writeln!(f, "{m}")?;
-        }
-        let best = if self.best.is_empty() {
-            "-".into()
-        } else {
-            self.best.join(" ")
-        };
-        writeln!(f, "best: {best}")
+        crate::output::write_moves(f, &self.moves, &self.best)
     }
 }
 
