@@ -54,16 +54,18 @@ enum Command {
     Perft(rules::PerftArgs),
     /// Build endgame tables (skips tables already complete; resumes after interruption).
     #[command(
-        after_help = "Examples:\n  fanotb generate --max-stones 4\n  fanotb generate --board dimy --signature 3v2 --dir tables"
+        after_help = "Examples:\n  fanotb generate --max-stones 4\n  fanotb generate --board dimy --signature 3v2 --dir tables\n  fanotb generate --max-stones 5 --no-capture-limit 60"
     )]
     Generate(tables::GenerateArgs),
     /// Value, depth and every move's value of a position; `-` reads positions from stdin.
     #[command(
-        after_help = "Examples:\n  fanotb probe \"9/9/B8/9/3WW3B w\"\n  fanotb probe - --json < positions.txt"
+        after_help = "Examples:\n  fanotb probe \"9/9/B8/9/3WW3B w\"\n  fanotb probe - --json < positions.txt\n  fanotb probe \"9/9/B8/9/3WW3B w\" --no-capture-limit 60 --counter 12"
     )]
     Probe(probe::ProbeArgs),
     /// The principal line to the end of the game.
-    #[command(after_help = "Example: fanotb line \"9/9/B8/9/3WW3B w\"")]
+    #[command(
+        after_help = "Examples:\n  fanotb line \"9/9/B8/9/3WW3B w\"\n  fanotb line \"9/9/B8/9/3WW3B w\" --no-capture-limit 60"
+    )]
     Line(probe::LineArgs),
     /// Per-table statistics: placements, wins, draws, losses, longest win, size.
     #[command(after_help = "Example: fanotb stats --dir tables")]
