@@ -132,6 +132,22 @@ fn five_by_three_up_to_four_stones_match_brute_force_for_small_limits() {
     assert_eq!(seen[4].1, (0, 0), "{seen:?}");
 }
 
+/// A square board (eight symmetries, more symmetric stone sets).
+#[test]
+fn three_by_three_up_to_five_stones_match_brute_force() {
+    let board = Board::get(3, 3).unwrap();
+    let plain = naive::solve_all(3, 3, 5);
+    let mut seen = Vec::new();
+    for n in [1, 2, 4] {
+        let limit = Limit::new(n).unwrap();
+        let dir = rule_aware_tables(board, 5, limit);
+        let tb = Tablebase::open(dir.path()).unwrap();
+        let limited = naive::solve_limited(3, 3, 5, n as u32);
+        seen.push(compare(&tb, limit, &limited, &plain));
+    }
+    assert!(seen[0].0 > 0 && seen[0].1 > 0, "N = 1 bites: {seen:?}");
+}
+
 #[test]
 fn line_under_the_limit_keeps_the_result_and_ends_the_game() {
     let board = Board::get(5, 3).unwrap();
