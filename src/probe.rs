@@ -58,10 +58,14 @@ type BoardSlots = Box<[OnceLock<Box<Table>>]>;
 /// not changed while mapped, is an error, never a crash.
 pub struct Tablebase {
     dir: PathBuf,
-    /// Per no-capture limit (0 for the plain tables) and board size
-    /// (limit * 16 + (W - 3) / 2 * 4 + (H - 3) / 2), the slots of its tables.
-    boards: Box<[OnceLock<BoardSlots>]>,
+    /// Per no-capture limit (0 for the plain tables), then per board size
+    /// ((W - 3) / 2 * 4 + (H - 3) / 2), the slots of its tables; a limit's row is
+    /// made on its first probe.
+    boards: Box<[OnceLock<LimitRow>]>,
 }
+
+/// One limit's tables, per board size.
+type LimitRow = Box<[OnceLock<BoardSlots>; 16]>;
 
 /// A table of a `Tablebase`'s directory.
 #[derive(Clone, Debug)]
@@ -134,7 +138,8 @@ impl fmt::Debug for Tablebase {
         let open = self
             .boards
             .iter()
-            .filter_map(|row| row.get())
+            .filter_map(|limit| limit.get())
+            .flat_map(|limit| limit.iter().filter_map(|row| row.get()))
             .map(|row| row.iter().filter(|slot| slot.get().is_some()).count())
             .sum::<usize>();
         f.debug_struct("Tablebase")
@@ -153,9 +158,7 @@ impl Tablebase {
         }
         Ok(Tablebase {
             dir,
-            boards: (0..16 * (Limit::MAX as usize + 1))
-                .map(|_| OnceLock::new())
-                .collect(),
+            boards: (0..=Limit::MAX).map(|_| OnceLock::new()).collect(),
         })
     }
 
@@ -171,7 +174,8 @@ impl Tablebase {
         sig: Signature,
     ) -> Result<&Table, ProbeError> {
         let n = limit.map_or(0, Limit::plies) as usize;
-        let row = self.boards[n * 16 + (board.width() - 3) / 2 * 4 + (board.height() - 3) / 2]
+        let row = self.boards[n].get_or_init(|| Box::new(std::array::from_fn(|_| OnceLock::new())))
+            [(board.width() - 3) / 2 * 4 + (board.height() - 3) / 2]
             .get_or_init(|| (0..SLOTS).map(|_| OnceLock::new()).collect());
         let slot = &row[sig.us as usize % 64 * 64 + sig.them as usize % 64];
         if let Some(t) = slot.get() {
