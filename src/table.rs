@@ -563,7 +563,7 @@ pub(crate) fn packed_wdl(block: &[u8], i: usize) -> Option<Wdl> {
 
 /// The depth stream of a block: the depth (`u16`), or for a rule-aware table one
 /// byte, T of a win or a loss and 0, 1 or 2 for a draw, a cursed win or a blessed
-/// loss (a byte is 12% to 27% smaller than a `u16` once compressed: docs/FORMAT.md).
+/// loss (a byte is 15% to 27% smaller than a `u16` once compressed: docs/FORMAT.md).
 fn depth_bytes(codes: &[u16], limit: Option<Limit>) -> Vec<u8> {
     match limit {
         None => codes
