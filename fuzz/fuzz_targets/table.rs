@@ -1,5 +1,6 @@
-//! The table reader: any bytes under a table's name are read as a table or refused
-//! with a clear error, whatever the probe, the statistics or the verifier ask.
+//! The table reader: any bytes under a table's name, plain or rule-aware, are read as
+//! a table or refused with a clear error, whatever the probe, the statistics or the
+//! verifier ask.
 #![no_main]
 
 use std::path::PathBuf;
@@ -8,8 +9,8 @@ use std::sync::OnceLock;
 use fanotb::{Board, Position, Signature, Tablebase, verify};
 use libfuzzer_sys::fuzz_target;
 
-/// A directory of real tsivy tables up to 3 stones, built once per process; each
-/// input replaces its 2v1 table.
+/// A directory of real tsivy tables up to 3 stones, plain and for the no-capture
+/// limit 20, built once per process; each input replaces both 2v1 tables.
 fn dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -18,7 +19,10 @@ fn dir() -> &'static PathBuf {
             &d,
             Board::tsivy(),
             &Signature::all_up_to(3),
-            &fanotb::Options::default(),
+            &fanotb::Options {
+                limit: Some(fanotb::Limit::new(20).unwrap()),
+                ..fanotb::Options::default()
+            },
             |_| {},
         )
         .expect("tables build");
@@ -29,11 +33,16 @@ fn dir() -> &'static PathBuf {
 fuzz_target!(|bytes: &[u8]| {
     let dir = dir();
     std::fs::write(dir.join("9x5/2v1.fntb"), bytes).unwrap();
+    std::fs::write(dir.join("9x5/n20/2v1.fntb"), bytes).unwrap();
     let tb = Tablebase::open(dir).unwrap();
     let pos: Position = "9/9/3WW4/9/B8 w".parse().unwrap();
     let _ = tb.probe(&pos).map(|o| o.to_string());
     let _ = tb.value(&pos);
     let _ = tb.moves(&pos);
+    let limit = fanotb::Limit::new(20).unwrap();
+    let _ = tb.probe_limited(&pos, limit).map(|v| v.to_string());
+    let _ = tb.value_limited(&pos, limit, 7);
+    let _ = tb.moves_limited(&pos, limit, 3);
     let _ = tb.tables();
     let _ = verify(&tb, &["2v1".parse().unwrap()], None, |_| {});
 });
