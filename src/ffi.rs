@@ -575,8 +575,16 @@ unsafe fn best_move(
             if buf.is_null() {
                 return Err(fail(FANOTB_EARG, "null buffer"));
             }
-            // The same answer as a probe for a finished game.
-            tb.value(&pos).map_err(probe_error)?;
+            // The same answer as a probe for a finished game, from the tables the
+            // moves are read from: plain or rule-aware.
+            match rules_asked {
+                None => tb.value(&pos).map(drop),
+                Some((limit, counter)) => {
+                    let (limit, counter) = rules(limit, counter)?;
+                    tb.value_limited(&pos, limit, counter).map(drop)
+                }
+            }
+            .map_err(probe_error)?;
             let best = root_list(tb, &pos, rules_asked)?
                 .into_iter()
                 .next()

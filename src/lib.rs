@@ -36,7 +36,9 @@ pub use index::{Signature, SignatureError};
 pub use limit::{Limit, LimitError, Limited};
 pub use movegen::{Capture, DivideLine, Move, MoveError, Step, perft, perft_divide};
 pub use position::{Color, Position, PositionError};
-pub use probe::{LimitedMove, MoveOutcome, ProbeError, TableInfo, Tablebase, best_count};
+pub use probe::{
+    LimitedMove, MoveOutcome, ProbeError, TableInfo, Tablebase, best_count, best_count_limited,
+};
 pub use proof::{
     CheckpointPlan, Claim, Limits, ProveError, ProveOptions, Proved, SearchOutcome, SearchProgress,
     prove,

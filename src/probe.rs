@@ -366,10 +366,7 @@ impl Tablebase {
         counter: u32,
     ) -> Result<Vec<LimitedMove>, ProbeError> {
         let mut moves = self.moves_limited(pos, limit, counter)?;
-        let n = moves.first().map_or(0, |b| {
-            moves.iter().take_while(|m| m.rank() == b.rank()).count()
-        });
-        moves.truncate(n);
+        moves.truncate(best_count_limited(&moves));
         Ok(moves)
     }
 
@@ -456,6 +453,14 @@ impl Tablebase {
         }
         Ok(line)
     }
+}
+
+/// How many moves at the front of a best-first list under the limit (as
+/// `Tablebase::moves_limited` gives it) share the best value and T.
+pub fn best_count_limited(moves: &[LimitedMove]) -> usize {
+    moves.first().map_or(0, |b| {
+        moves.iter().take_while(|m| m.rank() == b.rank()).count()
+    })
 }
 
 /// A table file's signature, from its name `NvM.fntb`.

@@ -5,7 +5,7 @@ use std::fmt;
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{Board, Limit, Limited, LimitedMove, Position, Tablebase, Wdl};
+use fanotb::{Board, Limit, Limited, LimitedMove, Position, Tablebase, Wdl, best_count_limited};
 
 use crate::Result;
 
@@ -125,10 +125,11 @@ pub fn probe(
     limit: Limit,
     counter: u32,
 ) -> Result<LimitedProbeReport> {
+    // The position's own table first, so that a missing one is the one named.
     tb.value_limited(pos, limit, counter)?;
     let value = LimitedValue::new(tb.probe_limited(pos, limit)?, limit, counter);
     let moves = tb.moves_limited(pos, limit, counter)?;
-    let best = tb.best_moves_limited(pos, limit, counter)?;
+    let best = &moves[..best_count_limited(&moves)];
     let b = pos.board();
     let over = if counter == limit.plies() {
         "\nthe game is over: the counter has reached the limit"
