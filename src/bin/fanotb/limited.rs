@@ -21,6 +21,17 @@ pub struct RulesArgs {
     pub counter: Option<u32>,
 }
 
+/// The rules a probe answers under: none (the plain tables), or a no-capture limit
+/// and the counter.
+pub type Rules = Option<(Limit, u32)>;
+
+impl RulesArgs {
+    pub fn rules(&self) -> Rules {
+        self.no_capture_limit
+            .map(|limit| (limit, self.counter.unwrap_or(0)))
+    }
+}
+
 /// A value under the limit, for the side to move: "win"/"draw"/"loss" at the
 /// counter, T, and whether the position is a cursed win or a blessed loss.
 #[derive(Serialize)]
@@ -72,6 +83,7 @@ pub struct LimitedMoveValue {
     plies_to_capture: Option<u32>,
     /// The counter of the position the move leads to.
     counter: u32,
+    result: String,
 }
 
 impl LimitedMoveValue {
@@ -83,6 +95,7 @@ impl LimitedMoveValue {
                 value: m.value.name(),
                 plies_to_capture: m.limited.plies_to_capture(),
                 counter: m.counter,
+                result: m.result.to_string(),
             })
             .collect()
     }

@@ -8,6 +8,7 @@ mod probe;
 mod progress;
 mod prove;
 mod rules;
+mod serve;
 mod solve;
 mod tables;
 
@@ -86,6 +87,12 @@ enum Command {
     /// search that wrote it.
     #[command(after_help = "Example: fanotb check-proof tables/proofs/5x5-start.fnproof")]
     CheckProof(prove::CheckProofArgs),
+    /// Serve the tables over HTTP: a JSON API (/api/probe, /api/line, /api/tables) and
+    /// a web board at /.
+    #[command(
+        after_help = "Examples:\n  fanotb serve --dir tables\n  curl 'http://127.0.0.1:8080/api/probe?position=9/9/B8/9/3WW3B%20w'"
+    )]
+    Serve(serve::ServeArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Example: fanotb completions bash > ~/.local/share/bash-completion/completions/fanotb"
@@ -155,6 +162,7 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Solve(a) => print(&solve::solve_command(a, json)?, json),
         Command::Prove(a) => print(&prove::prove_command(a, json)?, json),
         Command::CheckProof(a) => print(&prove::check_proof_command(a)?, json),
+        Command::Serve(a) => serve::serve(a)?,
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut out = Vec::new();

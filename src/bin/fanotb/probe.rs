@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use fanotb::{Board, MoveOutcome, Outcome, Position, Tablebase, best_count};
 
-use crate::limited::{self, RulesArgs};
+use crate::limited::{self, Rules, RulesArgs};
 use crate::output::{failure, print_line};
 use crate::{Result, TablesArg, message};
 
@@ -45,13 +45,14 @@ impl From<Outcome> for Value {
     }
 }
 
-/// A move with the outcome it leads to, for the mover.
+/// A move with the outcome it leads to, for the mover, and the position after it.
 #[derive(Serialize)]
 pub struct MoveValue {
     #[serde(rename = "move")]
     notation: String,
     #[serde(flatten)]
     value: Value,
+    result: String,
     #[serde(skip)]
     outcome: Outcome,
 }
@@ -63,6 +64,7 @@ impl MoveValue {
             .map(|m| MoveValue {
                 notation: m.mv.notation(b),
                 value: m.outcome.into(),
+                result: m.result.to_string(),
                 outcome: m.outcome,
             })
             .collect()
@@ -113,14 +115,20 @@ impl fmt::Display for ProbeReport {
     }
 }
 
-pub fn probe(a: ProbeArgs) -> Result<Answer<ProbeReport, limited::LimitedProbeReport>> {
-    if let Some(limit) = a.rules.no_capture_limit {
-        let (pos, tb) = open(&a.position, &a.tables.dir)?;
-        let counter = a.rules.counter.unwrap_or(0);
-        return Ok(Answer::Limited(limited::probe(&pos, &tb, limit, counter)?));
+pub type ProbeAnswer = Answer<ProbeReport, limited::LimitedProbeReport>;
+
+pub fn probe(a: ProbeArgs) -> Result<ProbeAnswer> {
+    let (pos, tb) = open(&a.position, &a.tables.dir)?;
+    probe_report(&pos, &tb, a.rules.rules())
+}
+
+/// The value, every move's value and the best moves, without the limit or under it.
+pub fn probe_report(pos: &Position, tb: &Tablebase, rules: Rules) -> Result<ProbeAnswer> {
+    if let Some((limit, counter)) = rules {
+        return Ok(Answer::Limited(limited::probe(pos, tb, limit, counter)?));
     }
-    let (pos, tb, outcome) = open_and_probe(&a.position, &a.tables.dir)?;
-    let moves = tb.moves(&pos)?;
+    let outcome = tb.probe(pos)?;
+    let moves = tb.moves(pos)?;
     let b = pos.board();
     Ok(Answer::Plain(ProbeReport {
         position: pos.to_string(),
@@ -180,8 +188,7 @@ pub fn probe_batch(tables: &TablesArg, rules: &RulesArgs, json: bool) -> Result<
         let answer = Position::parse_arg(text)
             .map_err(|e| message(&e))
             .and_then(|pos| {
-                if let Some(limit) = rules.no_capture_limit {
-                    let counter = rules.counter.unwrap_or(0);
+                if let Some((limit, counter)) = rules.rules() {
                     return limited::batch_answer(&pos, &tb, limit, counter)
                         .map(BatchLine::Limited)
                         .map_err(|e| message(&e));
@@ -267,14 +274,20 @@ impl fmt::Display for LineReport {
     }
 }
 
-pub fn line(a: LineArgs) -> Result<Answer<LineReport, limited::LimitedLineReport>> {
-    if let Some(limit) = a.rules.no_capture_limit {
-        let (pos, tb) = open(&a.position, &a.tables.dir)?;
-        let counter = a.rules.counter.unwrap_or(0);
-        return Ok(Answer::Limited(limited::line(&pos, &tb, limit, counter)?));
+pub type LineAnswer = Answer<LineReport, limited::LimitedLineReport>;
+
+pub fn line(a: LineArgs) -> Result<LineAnswer> {
+    let (pos, tb) = open(&a.position, &a.tables.dir)?;
+    line_report(&pos, &tb, a.rules.rules())
+}
+
+/// The principal line, without the limit or under it.
+pub fn line_report(pos: &Position, tb: &Tablebase, rules: Rules) -> Result<LineAnswer> {
+    if let Some((limit, counter)) = rules {
+        return Ok(Answer::Limited(limited::line(pos, tb, limit, counter)?));
     }
-    let (pos, tb, outcome) = open_and_probe(&a.position, &a.tables.dir)?;
-    let line = tb.line(&pos)?;
+    let outcome = tb.probe(pos)?;
+    let line = tb.line(pos)?;
     let mut heading = format!("{pos}: {outcome} for {}\n", pos.turn().name());
     if line.is_empty() && outcome == Outcome::Draw {
         heading += "drawn: best play never ends the game\n";
@@ -290,11 +303,4 @@ pub fn line(a: LineArgs) -> Result<Answer<LineReport, limited::LimitedLineReport
 /// Parses a position and opens the tables.
 fn open(position: &str, dir: &Path) -> Result<(Position, Tablebase)> {
     Ok((Position::parse_arg(position)?, Tablebase::open(dir)?))
-}
-
-/// Parses a position, opens the tables and probes it.
-fn open_and_probe(position: &str, dir: &Path) -> Result<(Position, Tablebase, Outcome)> {
-    let (pos, tb) = open(position, dir)?;
-    let outcome = tb.probe(&pos)?;
-    Ok((pos, tb, outcome))
 }

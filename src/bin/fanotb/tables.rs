@@ -345,14 +345,16 @@ impl fmt::Display for StatsReport {
 }
 
 pub fn stats(a: StatsArgs) -> Result<StatsReport> {
-    let tables: Vec<StatsRow> = Tablebase::open(&a.tables.dir)?
-        .tables()?
-        .iter()
-        .map(StatsRow::from)
-        .collect();
-    if tables.is_empty() {
+    let report = stats_report(&Tablebase::open(&a.tables.dir)?)?;
+    if report.tables.is_empty() {
         return Err(format!("no tables in {}", a.tables.dir.display()).into());
     }
+    Ok(report)
+}
+
+/// Every table's figures, and their totals.
+pub fn stats_report(tb: &Tablebase) -> Result<StatsReport> {
+    let tables: Vec<StatsRow> = tb.tables()?.iter().map(StatsRow::from).collect();
     let sum = |f: fn(&StatsRow) -> u64| tables.iter().map(f).sum::<u64>();
     let total = StatsTotal {
         positions: sum(|r| r.positions),

@@ -1,0 +1,217 @@
+//! `serve`: the tables over HTTP, as a JSON API and the web board at `/`. One
+//! `Tablebase` is shared by every request; the answers are the same reports as
+//! `probe --json`, `line --json` and `stats --json`.
+
+use std::error::Error;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use clap::Args;
+use serde::Deserialize;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
+
+use fanotb::{Limit, Position, ProbeError, TableError, Tablebase};
+
+use crate::limited::Rules;
+use crate::output::emit;
+use crate::{Result, TablesArg, message, probe, tables};
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on; port 0 takes a free port (the address is
+    /// printed). Example: 0.0.0.0:8080 to be reachable from other machines.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    /// Seconds a request may run before it is answered 503. Example: 30.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: u64,
+    #[command(flatten)]
+    pub tables: TablesArg,
+}
+
+/// Longest position text accepted (the largest board's text is under 100 bytes).
+const MAX_POSITION_TEXT: usize = 256;
+/// Largest request body accepted: the API takes none.
+const MAX_BODY: usize = 1024;
+
+type Shared = Arc<Tablebase>;
+
+/// Runs the server until Ctrl-C (or SIGTERM), then lets requests in flight finish.
+pub fn serve(a: ServeArgs) -> Result<()> {
+    let tb = Arc::new(Tablebase::open(&a.tables.dir)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(a.bind)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", a.bind))?;
+        let addr = listener.local_addr()?;
+        emit(&format!(
+            "serving {} on http://{addr}/ (Ctrl-C stops)\n",
+            a.tables.dir.display()
+        ));
+        axum::serve(listener, router(tb, Duration::from_secs(a.timeout)))
+            .with_graceful_shutdown(shutdown())
+            .await?;
+        eprintln!("stopped");
+        Ok(())
+    })
+}
+
+/// The routes: the API under `/api`, the web page and its assets at the root.
+pub fn router(tb: Shared, timeout: Duration) -> Router {
+    Router::new()
+        .route("/api/probe", get(probe_handler))
+        .route("/api/line", get(line_handler))
+        .route("/api/tables", get(tables_handler))
+        .route("/", get(|| asset("index.html")))
+        .route("/board.js", get(|| asset("board.js")))
+        .route("/style.css", get(|| asset("style.css")))
+        .fallback(|uri: Uri| async move {
+            ApiError(
+                StatusCode::NOT_FOUND,
+                format!("no such path: {}", uri.path()),
+            )
+        })
+        .layer(RequestBodyLimitLayer::new(MAX_BODY))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            timeout,
+        ))
+        .with_state(tb)
+}
+
+/// Waits for Ctrl-C or SIGTERM.
+async fn shutdown() {
+    let ctrl_c = async {
+        tokio::signal::ctrl_c().await.ok();
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    eprintln!("shutting down: finishing the requests in flight");
+}
+
+/// The web page's files, embedded at build time so the page works offline.
+async fn asset(name: &str) -> Response {
+    let (body, kind) = match name {
+        "index.html" => (include_str!("web/index.html"), "text/html; charset=utf-8"),
+        "board.js" => (
+            include_str!("web/board.js"),
+            "text/javascript; charset=utf-8",
+        ),
+        _ => (include_str!("web/style.css"), "text/css; charset=utf-8"),
+    };
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
+}
+
+/// An error answer: the status and `{"ok": false, "error": ...}`.
+struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({"ok": false, "error": self.1});
+        (self.0, axum::Json(body)).into_response()
+    }
+}
+
+impl From<Box<dyn Error>> for ApiError {
+    /// A missing table is 404 (named, with the command that builds it); a damaged
+    /// or unreadable one is the server's fault (500); anything else is the
+    /// request's (400).
+    fn from(e: Box<dyn Error>) -> ApiError {
+        let table = match e.downcast_ref::<ProbeError>() {
+            Some(ProbeError::Table(t)) => Some(t),
+            Some(_) => None,
+            None => e.downcast_ref::<TableError>(),
+        };
+        let status = match table {
+            Some(TableError::Missing { .. }) => StatusCode::NOT_FOUND,
+            Some(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            None => StatusCode::BAD_REQUEST,
+        };
+        ApiError(status, message(e.as_ref()))
+    }
+}
+
+fn bad_request(msg: impl Into<String>) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, msg.into())
+}
+
+/// `?position=TEXT[&limit=N[&counter=C]]`.
+#[derive(Deserialize)]
+struct PositionQuery {
+    position: String,
+    limit: Option<u64>,
+    counter: Option<u32>,
+}
+
+impl PositionQuery {
+    fn parse(q: std::result::Result<Query<Self>, QueryRejection>) -> Result<(Position, Rules)> {
+        let Query(q) = q.map_err(|e| e.body_text())?;
+        if q.position.len() > MAX_POSITION_TEXT {
+            return Err(format!("position text longer than {MAX_POSITION_TEXT} bytes").into());
+        }
+        let pos = Position::parse_arg(&q.position)?;
+        let rules = match (q.limit, q.counter) {
+            (None, None) => None,
+            (None, Some(_)) => return Err("counter needs a limit (&limit=N)".into()),
+            (Some(n), c) => Some((Limit::new(n)?, c.unwrap_or(0))),
+        };
+        Ok((pos, rules))
+    }
+}
+
+type Answer<T> = std::result::Result<axum::Json<T>, ApiError>;
+
+async fn probe_handler(
+    State(tb): State<Shared>,
+    q: std::result::Result<Query<PositionQuery>, QueryRejection>,
+) -> Answer<probe::ProbeAnswer> {
+    let (pos, rules) = PositionQuery::parse(q).map_err(|e| bad_request(e.to_string()))?;
+    Ok(axum::Json(probe::probe_report(&pos, &tb, rules)?))
+}
+
+async fn line_handler(
+    State(tb): State<Shared>,
+    q: std::result::Result<Query<PositionQuery>, QueryRejection>,
+) -> Answer<probe::LineAnswer> {
+    let (pos, rules) = PositionQuery::parse(q).map_err(|e| bad_request(e.to_string()))?;
+    // A line is up to a few hundred probes: off the async workers.
+    let line = blocking(move || probe::line_report(&pos, &tb, rules)).await?;
+    Ok(axum::Json(line))
+}
+
+async fn tables_handler(State(tb): State<Shared>) -> Answer<tables::StatsReport> {
+    Ok(axum::Json(
+        blocking(move || tables::stats_report(&tb)).await?,
+    ))
+}
+
+/// Runs blocking work on tokio's blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> std::result::Result<T, ApiError> {
+    tokio::task::spawn_blocking(move || f().map_err(ApiError::from))
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+}
