@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use thiserror::Error;
 
 use crate::board::Board;
+use crate::depths::DepthHistogram;
 use crate::index::{Indexer, Signature};
 use crate::limit::{Limit, Limited};
 use crate::movegen::Move;
@@ -212,6 +213,22 @@ impl Tablebase {
                 })
             })
             .collect()
+    }
+
+    /// How many placements of a table are won and lost at each depth (each T, for a
+    /// rule-aware table): read from the sidecar the generator writes beside the
+    /// table, or, where that is missing or does not match the table, counted by
+    /// decoding the table.
+    ///
+    /// # Errors
+    /// The table is missing, damaged or unreadable.
+    pub fn depths(
+        &self,
+        board: &'static Board,
+        limit: Option<Limit>,
+        sig: Signature,
+    ) -> Result<DepthHistogram, ProbeError> {
+        Ok(self.table(board, limit, sig)?.depths(board, limit, false)?)
     }
 
     /// Every table file in the directory, as (board, limit, signature, path), sorted.

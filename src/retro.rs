@@ -31,6 +31,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::board::Board;
+use crate::depths::{DepthHistogram, write_sidecar};
 use crate::durable::{DirLock, LockError, remove_tmp_files};
 use crate::index::{Indexer, Signature};
 use crate::limit::{Limit, Limited};
@@ -454,16 +455,19 @@ fn members(key: Signature) -> Vec<Signature> {
     }
 }
 
-/// A complete, valid table already on disk (checksums verified).
+/// A complete, valid table already on disk (checksums verified), with its depth
+/// sidecar (written now if a build from before sidecars, or one interrupted
+/// between the table and its sidecar, left none).
 fn existing(
     dir: &Path,
     board: &'static Board,
     limit: Option<Limit>,
     sig: Signature,
 ) -> Option<TableFile> {
-    let t = Table::open(dir, board, limit, sig).ok()?.file;
-    t.verify_checksums().ok()?;
-    Some(t)
+    let t = Table::open(dir, board, limit, sig).ok()?;
+    t.file.verify_checksums().ok()?;
+    t.depths(board, limit, true).ok()?;
+    Some(t.file)
 }
 
 fn build_pair(
@@ -513,7 +517,9 @@ fn build_pair(
         let path = table_path(dir, board, limit, sig);
         let stage = Stage::new(opts, sig.to_string(), codes.len() as u64);
         stage.message("writing".into());
-        let file_bytes = write_table(&path, board, sig, limit, &codes, stats)?;
+        let depths = DepthHistogram::count(&side, &codes, limit);
+        let (file_bytes, checksum) = write_table(&path, board, sig, limit, &codes, stats)?;
+        write_sidecar(&path, board, sig, limit, checksum, &depths)?;
         stage.finish();
         reports.push(TableReport {
             sig,

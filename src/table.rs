@@ -215,52 +215,43 @@ pub struct Stats {
 
 impl Stats {
     /// Counts over every placement of a decoded table (each entry weighted by its
-    /// symmetry orbit). The longest win of a rule-aware table is its largest T.
+    /// symmetry orbit). The longest win of a rule-aware table is its largest T; it
+    /// is the first entry of that depth, whatever the number of threads.
     pub(crate) fn count(side: &Indexer, codes: &[u16], limit: Option<Limit>) -> Stats {
-        let per_class = side.per_class() as usize;
-        let classes: Vec<Stats> = codes
-            .par_chunks(per_class)
-            .enumerate()
-            .map(|(class, chunk)| {
-                let mut s = Stats::default();
-                let first = (class * per_class) as u64;
-                let symmetric = side.class_is_symmetric(class as u64);
-                let full = side.board().symmetries().len() as u64;
-                for (i, &c) in chunk.iter().enumerate() {
-                    let index = first + i as u64;
-                    let w = if symmetric { side.weight(index) } else { full };
-                    match code_wdl(c) {
-                        Wdl::Win => {
-                            s.wins += w;
-                            let d = code_depth(c).expect("a win has a depth");
-                            if w > 0 && (s.wins == w || d > s.max_win_depth) {
-                                s.max_win_depth = d;
-                                s.longest_win = index;
-                            }
-                        }
-                        Wdl::Draw => {
-                            s.draws += w;
-                            s.cursed += if c == CURSED { w } else { 0 };
-                            s.blessed += if c == BLESSED { w } else { 0 };
-                        }
-                        Wdl::Loss => s.losses += w,
+        let mut total = fold_weighted(
+            side,
+            codes,
+            Stats::default,
+            |s, index, w, c| match code_wdl(c) {
+                Wdl::Win => {
+                    s.wins += w;
+                    let d = code_depth(c).expect("a win has a depth");
+                    if w > 0 && (s.wins == w || d > s.max_win_depth) {
+                        s.max_win_depth = d;
+                        s.longest_win = index;
                     }
                 }
-                s
-            })
-            .collect();
-        let mut total = Stats::default();
-        for s in classes {
-            total.wins += s.wins;
-            total.draws += s.draws;
-            total.losses += s.losses;
-            total.cursed += s.cursed;
-            total.blessed += s.blessed;
-            if s.wins > 0 && (total.wins == s.wins || s.max_win_depth > total.max_win_depth) {
-                total.max_win_depth = s.max_win_depth;
-                total.longest_win = s.longest_win;
-            }
-        }
+                Wdl::Draw => {
+                    s.draws += w;
+                    s.cursed += if c == CURSED { w } else { 0 };
+                    s.blessed += if c == BLESSED { w } else { 0 };
+                }
+                Wdl::Loss => s.losses += w,
+            },
+            |mut a, b| {
+                // `b` holds later entries: it takes the longest win only if longer.
+                if b.wins > 0 && (a.wins == 0 || b.max_win_depth > a.max_win_depth) {
+                    a.max_win_depth = b.max_win_depth;
+                    a.longest_win = b.longest_win;
+                }
+                a.wins += b.wins;
+                a.draws += b.draws;
+                a.losses += b.losses;
+                a.cursed += b.cursed;
+                a.blessed += b.blessed;
+                a
+            },
+        );
         total.placements = total.wins + total.draws + total.losses;
         if limit.is_some() && total.wins > 0 {
             total.max_win_depth = code_limited(total.max_win_depth as u16 + 1)
@@ -269,6 +260,35 @@ impl Stats {
         }
         total
     }
+}
+
+/// Folds every entry of a decoded table with its weight (the placements it stands
+/// for: its orbit, or 0 for a redundant entry), in parallel over symmetry classes.
+/// `add(acc, index, weight, code)` sees a class's entries in order; `merge(a, b)`
+/// gets `b` from later entries than `a`.
+pub(crate) fn fold_weighted<A: Send>(
+    side: &Indexer,
+    codes: &[u16],
+    init: impl Fn() -> A + Sync + Send,
+    add: impl Fn(&mut A, u64, u64, u16) + Sync + Send,
+    merge: impl Fn(A, A) -> A + Sync + Send,
+) -> A {
+    let per_class = side.per_class() as usize;
+    let full = side.board().symmetries().len() as u64;
+    codes
+        .par_chunks(per_class)
+        .enumerate()
+        .fold(&init, |mut acc, (class, chunk)| {
+            let first = (class * per_class) as u64;
+            let symmetric = side.class_is_symmetric(class as u64);
+            for (i, &c) in chunk.iter().enumerate() {
+                let index = first + i as u64;
+                let w = if symmetric { side.weight(index) } else { full };
+                add(&mut acc, index, w, c);
+            }
+            acc
+        })
+        .reduce(&init, &merge)
 }
 
 /// The fixed-size header of a table file (docs/FORMAT.md).
@@ -530,7 +550,7 @@ pub fn set_entry(
             what: format!("no entry {index}"),
         })?;
     *cell = outcome_code(outcome);
-    write_table(path, board, sig, None, &codes, stats)
+    Ok(write_table(path, board, sig, None, &codes, stats)?.0)
 }
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TableError + '_ {
@@ -583,7 +603,8 @@ fn depth_bytes(codes: &[u16], limit: Option<Limit>) -> Vec<u8> {
 }
 
 /// Writes a complete table atomically: a temporary file, fsync, then rename, so a
-/// file with the final name is always complete. Returns the file size.
+/// file with the final name is always complete. Returns the file size and its
+/// whole-file checksum.
 pub(crate) fn write_table(
     path: &Path,
     board: &Board,
@@ -591,7 +612,7 @@ pub(crate) fn write_table(
     limit: Option<Limit>,
     codes: &[u16],
     stats: Stats,
-) -> Result<u64, TableError> {
+) -> Result<(u64, u64), TableError> {
     let header = Header {
         limit,
         width: board.width() as u8,
@@ -638,6 +659,7 @@ pub(crate) fn write_table(
 
     let parent = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(io_err(parent))?;
+    let mut checksum = 0;
     crate::durable::replace_file(path, |file| {
         // Streamed through a hasher: the compressed blocks are not copied into one
         // buffer.
@@ -647,12 +669,13 @@ pub(crate) fn write_table(
             whole.update(piece);
             out.write_all(piece)?;
         }
-        out.write_all(&whole.digest().to_le_bytes())?;
+        checksum = whole.digest();
+        out.write_all(&checksum.to_le_bytes())?;
         out.write_all(&END_MAGIC)?;
         out.flush()
     })
     .map_err(io_err(path))?;
-    Ok(offset + 16)
+    Ok((offset + 16, checksum))
 }
 
 /// Which stream of blocks.

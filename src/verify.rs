@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::board::Board;
+use crate::depths::{DepthHistogram, read_sidecar};
 use crate::index::{Indexer, Signature};
 use crate::limit::{Limit, Limited};
 use crate::position::{Color, Position};
@@ -152,6 +153,14 @@ fn verify_table(
     // to move), captures reduce the opponent's.
     let own = Table::open(dir, board, limit, sig)?;
     let stored_stats = own.file.header().stats;
+    let sidecar = read_sidecar(
+        own.file.path(),
+        board,
+        sig,
+        limit,
+        own.file.file_checksum(),
+        &stored_stats,
+    );
     let mut tables: HashMap<Signature, Decoded> = HashMap::new();
     tables.insert(sig, own.decode()?);
     let sigs = [sig, sig.flipped()]
@@ -170,8 +179,18 @@ fn verify_table(
     let own = &tables[&sig];
     let idx = &own.idx;
     let counted = Stats::count(idx, &own.codes, limit);
-    let stats_error = (counted != stored_stats)
-        .then(|| format!("header statistics {stored_stats:?}, the entries give {counted:?}"));
+    let depths = sidecar.map(|h| (DepthHistogram::count(idx, &own.codes, limit), h));
+    let stats_error = if counted != stored_stats {
+        Some(format!(
+            "header statistics {stored_stats:?}, the entries give {counted:?}"
+        ))
+    } else if let Some((counted, stored)) = depths.filter(|(c, s)| c != s) {
+        Some(format!(
+            "depth sidecar {stored:?}, the entries give {counted:?}"
+        ))
+    } else {
+        None
+    };
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
     (0..idx.size()).into_par_iter().for_each(|i| {

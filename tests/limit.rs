@@ -108,6 +108,27 @@ fn compare(
     (cursed, blessed)
 }
 
+/// The depth histograms hold T: a position won (lost) at counter 0 stays so up to
+/// counter N - T (a stuck side, T = 0, loses at every counter).
+fn check_depths(
+    tb: &Tablebase,
+    board: &'static Board,
+    limit: Limit,
+    limited: &HashMap<NaivePos, Vec<naive::Wdl>>,
+) {
+    common::check_depths(
+        tb,
+        board,
+        Some(limit),
+        limited.iter().map(|(p, per_counter)| {
+            let first = ours(&per_counter[0]);
+            let kept = per_counter.iter().filter(|w| ours(w) == first).count() as u32;
+            let t = limit.plies() + 1 - kept;
+            (p, (first != Wdl::Draw).then_some((first == Wdl::Win, t)))
+        }),
+    );
+}
+
 #[test]
 fn five_by_three_up_to_four_stones_match_brute_force_for_small_limits() {
     let board = Board::get(5, 3).unwrap();
@@ -119,6 +140,7 @@ fn five_by_three_up_to_four_stones_match_brute_force_for_small_limits() {
         let tb = Tablebase::open(dir.path()).unwrap();
         let limited = naive::solve_limited(5, 3, 4, n as u32);
         seen.push((n, compare(&tb, limit, &limited, &plain)));
+        check_depths(&tb, board, limit, &limited);
         // The independent verifier agrees, plain and rule-aware tables alike.
         let reports = verify(&tb, &[], None, |_| {}).unwrap();
         assert_eq!(reports.len(), 2 * 6, "6 plain and 6 rule-aware tables");
@@ -144,6 +166,7 @@ fn three_by_three_up_to_five_stones_match_brute_force() {
         let tb = Tablebase::open(dir.path()).unwrap();
         let limited = naive::solve_limited(3, 3, 5, n as u32);
         seen.push(compare(&tb, limit, &limited, &plain));
+        check_depths(&tb, board, limit, &limited);
     }
     assert!(seen[0].0 > 0 && seen[0].1 > 0, "N = 1 bites: {seen:?}");
 }

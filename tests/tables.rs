@@ -129,6 +129,7 @@ fn whole_3x3_board_matches_brute_force() {
     let solved = naive::solve_all(3, 3, 9);
     compare_all(&tb, &solved);
     compare_best_moves(&tb, &solved, 7);
+    check_depths(&tb, board, &solved);
     // The 3x3 start: White wins (Schadd et al.), in 11 plies by the brute force.
     let start = Position::start(board);
     assert_eq!(tb.probe(&start).unwrap(), Outcome::Win(11));
@@ -143,7 +144,26 @@ fn five_by_three_up_to_six_stones_match_brute_force() {
     let board = Board::get(5, 3).unwrap();
     build(dir.path(), board, 6);
     let tb = Tablebase::open(dir.path()).unwrap();
-    compare_all(&tb, &naive::solve_all(5, 3, 6));
+    let solved = naive::solve_all(5, 3, 6);
+    compare_all(&tb, &solved);
+    check_depths(&tb, board, &solved);
+}
+
+/// The depth histograms (sidecars) hold the brute force's depths.
+fn check_depths(tb: &Tablebase, board: &'static Board, solved: &HashMap<NaivePos, Value>) {
+    common::check_depths(
+        tb,
+        board,
+        None,
+        solved.iter().map(|(p, v)| {
+            let d = match *v {
+                Value::Win(d) => Some((true, d)),
+                Value::Loss(d) => Some((false, d)),
+                Value::Draw => None,
+            };
+            (p, d)
+        }),
+    );
 }
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -179,6 +199,9 @@ fn interrupted_build_resumes_to_identical_bytes() {
         .unwrap()
         .set_len(len / 2)
         .unwrap();
+    // A build from before depth sidecars, or one killed between a table and its
+    // sidecar: the complete table is kept and its sidecar written.
+    std::fs::remove_file(sub.join("1v1.depths")).unwrap();
     let reports = generate(
         b.path(),
         board,
@@ -195,7 +218,7 @@ fn interrupted_build_resumes_to_identical_bytes() {
     assert_eq!(skipped, ["1v1"]);
     std::fs::remove_file(sub.join("1v3.fntb.tmp")).unwrap_or(());
     let (fa, fb) = (files(a.path()), files(b.path()));
-    assert_eq!(fa.len(), 6);
+    assert_eq!(fa.len(), 12, "six tables and their depth sidecars");
     assert_eq!(fa, fb);
 }
 
@@ -387,4 +410,47 @@ fn a_checkpoint_that_cannot_be_saved_does_not_stop_the_build() {
         verify(&tb, &[sig], Some(2000), |_| {}).unwrap()[0].mismatches,
         0
     );
+}
+
+/// A depth sidecar is read when sound, the table is scanned when the sidecar is
+/// gone, and verify catches a sidecar crafted to pass its own checks.
+#[test]
+fn depth_sidecars_are_scanned_when_missing_and_verified() {
+    let board = Board::get(5, 3).unwrap();
+    let dir = common::tables(board, 3);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let sig: Signature = "2v1".parse().unwrap();
+    let sound = tb.depths(board, None, sig).unwrap();
+    assert!(
+        sound.wins.iter().filter(|&&n| n > 0).count() >= 2,
+        "{sound:?}"
+    );
+    let path = dir.path().join("5x3/2v1.depths");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(tb.depths(board, None, sig).unwrap(), sound, "scanned");
+
+    // Move one win from its depth to the next win depth: the sums still match the
+    // header, and the file's own checksum is recomputed.
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    lines.pop();
+    let rows: Vec<usize> = (3..lines.len())
+        .filter(|&i| lines[i].split(' ').nth(1) != Some("0"))
+        .take(2)
+        .collect();
+    for (i, delta) in [(rows[0], -1i64), (rows[1], 1)] {
+        let f: Vec<i64> = lines[i].split(' ').map(|x| x.parse().unwrap()).collect();
+        lines[i] = format!("{} {} {}", f[0], f[1] + delta, f[2]);
+    }
+    let body = lines.join("\n") + "\n";
+    let sum = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+    std::fs::write(&path, format!("{body}xxh3 {sum:016x}\n")).unwrap();
+    assert_ne!(
+        tb.depths(board, None, sig).unwrap(),
+        sound,
+        "crafted, trusted"
+    );
+    let reports = verify(&tb, &[sig], None, |_| {}).unwrap();
+    let error = reports[0].stats_error.as_deref().unwrap_or("");
+    assert!(error.starts_with("depth sidecar"), "{error}");
 }

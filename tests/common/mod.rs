@@ -44,3 +44,37 @@ pub fn tables(board: &'static Board, max: usize) -> tempfile::TempDir {
     .unwrap();
     dir
 }
+
+/// Checks every table's depth histogram against brute-force depths. `decided` gives,
+/// for each brute-force position, `Some((won, depth))` for a win or a loss (depth:
+/// plies, or T under a limit), `None` for a draw; each placement is counted once,
+/// with White to move, as the tables count it.
+#[allow(dead_code)] // not every test crate compares with tables
+pub fn check_depths<'a>(
+    tb: &fanotb::Tablebase,
+    board: &'static Board,
+    limit: Option<fanotb::Limit>,
+    decided: impl Iterator<Item = (&'a naive::NaivePos, Option<(bool, u32)>)>,
+) {
+    use std::collections::HashMap;
+    let mut want: HashMap<Signature, fanotb::DepthHistogram> = HashMap::new();
+    for (p, d) in decided {
+        let (us, them) = (p.count(naive::WHITE), p.count(naive::BLACK));
+        if !p.white_to_move || us == 0 || them == 0 {
+            continue;
+        }
+        let h = want
+            .entry(Signature::new(us as u8, them as u8))
+            .or_default();
+        let Some((won, depth)) = d else { continue };
+        let counts = if won { &mut h.wins } else { &mut h.losses };
+        if counts.len() <= depth as usize {
+            counts.resize(depth as usize + 1, 0);
+        }
+        counts[depth as usize] += 1;
+    }
+    assert!(!want.is_empty());
+    for (sig, h) in want {
+        assert_eq!(tb.depths(board, limit, sig).unwrap(), h, "{sig}");
+    }
+}

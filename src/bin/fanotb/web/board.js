@@ -1,1 +1,280 @@
+// The web board: draws a position from its text, asks /api/probe for the value and
+// every move's, and plays moves by showing the position each one leads to.
+'use strict';
 
+const $ = (id) => document.getElementById(id);
+const SVG = 'http://www.w3.org/2000/svg';
+
+let visited = []; // the positions shown, for back and forward
+let at = -1;
+let answer = null; // the last /api/probe answer
+
+function query(s) {
+  const q = new URLSearchParams({ position: s.position });
+  if (s.limit) {
+    q.set('limit', s.limit);
+    q.set('counter', s.counter || 0);
+  }
+  return q.toString();
+}
+
+async function api(path, s) {
+  const r = await fetch(`api/${path}?${query(s)}`);
+  const body = await r.json();
+  if (!r.ok) throw new Error(body.error || r.statusText);
+  return body;
+}
+
+// "3WW3B/9 w" -> width, height, stones (x from the left, y from the bottom), side.
+function parsePosition(text) {
+  const [rows, side] = text.trim().split(/\s+/);
+  const lines = rows.split('/');
+  const height = lines.length;
+  let width = 0;
+  const stones = [];
+  lines.forEach((row, i) => {
+    let x = 0;
+    for (const m of row.matchAll(/(\d+)|([WB])/g)) {
+      if (m[1]) x += Number(m[1]);
+      else stones.push({ x: x++, y: height - 1 - i, white: m[2] === 'W' });
+    }
+    width = Math.max(width, x);
+  });
+  return { width, height, stones, white: side === 'w' };
+}
+
+// "c1-d2A-c3W" -> the points it passes, as {x, y}.
+function movePoints(notation) {
+  return notation.split('-').map((p) => {
+    const m = /^([a-z])(\d+)/.exec(p);
+    return { x: m[1].charCodeAt(0) - 97, y: Number(m[2]) - 1 };
+  });
+}
+
+function el(name, attrs, parent) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function drawBoard(pos, moves) {
+  const pad = 0.7;
+  const px = (x) => pad + x;
+  const py = (y) => pad + (pos.height - 1 - y);
+  const svg = el('svg', {
+    viewBox: `0 0 ${pos.width - 1 + 2 * pad} ${pos.height - 1 + 2 * pad}`,
+    role: 'img',
+  });
+  const line = (x1, y1, x2, y2) =>
+    el('line', { class: 'grid', x1: px(x1), y1: py(y1), x2: px(x2), y2: py(y2) }, svg);
+  for (let y = 0; y < pos.height; y++) line(0, y, pos.width - 1, y);
+  for (let x = 0; x < pos.width; x++) line(x, 0, x, pos.height - 1);
+  // Diagonals run through the strong points, where x + y is even.
+  for (let x = 0; x + 1 < pos.width; x++) {
+    for (let y = 0; y < pos.height; y++) {
+      if ((x + y) % 2) continue;
+      if (y + 1 < pos.height) line(x, y, x + 1, y + 1);
+      if (y > 0) line(x, y, x + 1, y - 1);
+    }
+  }
+  for (let x = 0; x < pos.width; x++) {
+    el('text', { class: 'label', x: px(x) - 0.08, y: py(0) + 0.55 }, svg).textContent =
+      String.fromCharCode(97 + x);
+  }
+  for (let y = 0; y < pos.height; y++) {
+    el('text', { class: 'label', x: 0.05, y: py(y) + 0.1 }, svg).textContent = y + 1;
+  }
+  for (const s of pos.stones) {
+    el('circle', {
+      class: `stone ${s.white ? 'white' : 'black'}`,
+      cx: px(s.x), cy: py(s.y), r: 0.32,
+      'data-point': String.fromCharCode(97 + s.x) + (s.y + 1),
+    }, svg);
+  }
+  for (const m of moves) {
+    const pts = movePoints(m.move).map((p) => `${px(p.x)},${py(p.y)}`).join(' ');
+    const a = el('polyline', { class: `arrow ${m.value}`, points: pts, 'data-move': m.move }, svg);
+    el('title', {}, a).textContent = `${m.move}: ${describeMove(m)}`;
+    a.addEventListener('click', () => play(m));
+    a.addEventListener('mouseenter', () => hover(m.move, true));
+    a.addEventListener('mouseleave', () => hover(m.move, false));
+  }
+  $('board').replaceChildren(svg);
+}
+
+function hover(move, on) {
+  for (const e of document.querySelectorAll(`[data-move="${move}"]`)) e.classList.toggle('hover', on);
+}
+
+// "win in 49", "loss in 20", "draw"; under the limit "win, capture in 29 (counter 4)".
+function describeMove(m) {
+  if (m.plies_to_capture !== undefined) {
+    const t = m.value !== 'draw' && m.plies_to_capture != null ? `, capture in ${m.plies_to_capture}` : '';
+    return `${m.value}${t} (counter ${m.counter})`;
+  }
+  return m.depth != null ? `${m.value} in ${m.depth}` : m.value;
+}
+
+function describe(a, pos) {
+  const side = pos.white ? 'White' : 'Black';
+  if (a.limit !== undefined) {
+    let v = a.value;
+    if (a.value !== 'draw' && a.plies_to_capture != null) v += `, capture in ${a.plies_to_capture}`;
+    if (a.cursed) v += ' (won or lost without the limit)';
+    return `${side} to move: ${v} · limit ${a.limit}, counter ${a.counter}`;
+  }
+  if (!a.moves.length && a.value === 'loss') return `${side} to move: lost, no move`;
+  return `${side} to move: ${describeMove(a)}`;
+}
+
+function render(a, s) {
+  const pos = parsePosition(a.position);
+  drawBoard(pos, a.moves);
+  const value = $('value');
+  value.textContent = describe(a, pos);
+  value.className = a.value;
+  const list = $('moves');
+  list.replaceChildren();
+  for (const m of a.moves) {
+    const li = document.createElement('li');
+    li.dataset.move = m.move;
+    li.className = m.value + (a.best.includes(m.move) ? ' best' : '');
+    li.textContent = `${m.move}  ${describeMove(m)}`;
+    li.addEventListener('click', () => play(m));
+    li.addEventListener('mouseenter', () => hover(m.move, true));
+    li.addEventListener('mouseleave', () => hover(m.move, false));
+    list.appendChild(li);
+  }
+  if (!a.moves.length) list.innerHTML = '<li>game over</li>';
+  $('position').value = a.position;
+  $('limit').value = s.limit || '';
+  $('counter').value = s.limit ? s.counter || 0 : '';
+  $('back').disabled = at <= 0;
+  $('forward').disabled = at + 1 >= visited.length;
+  $('best').disabled = !a.best.length;
+  $('line-box').hidden = true;
+  history.replaceState(null, '', `?${query(s)}`);
+}
+
+async function show(s) {
+  try {
+    answer = await api('probe', s);
+    $('status').textContent = '';
+    render(answer, s);
+  } catch (e) {
+    $('status').textContent = e.message;
+  }
+}
+
+// Shows a new position after the current one, dropping any forward history.
+function visit(s) {
+  visited = visited.slice(0, at + 1);
+  visited.push(s);
+  at = visited.length - 1;
+  return show(s);
+}
+
+function rules() {
+  const s = visited[at] || {};
+  return { limit: s.limit || '' };
+}
+
+function play(m) {
+  const r = rules();
+  return visit({ position: m.result, limit: r.limit, counter: m.counter ?? '' });
+}
+
+function go(step) {
+  if (at + step < 0 || at + step >= visited.length) return;
+  at += step;
+  show(visited[at]);
+}
+
+async function showLine() {
+  const s = visited[at];
+  try {
+    const l = await api('line', s);
+    const list = $('line-moves');
+    list.replaceChildren();
+    for (const m of l.line) {
+      const li = document.createElement('li');
+      li.textContent = m.move;
+      li.title = m.position;
+      li.addEventListener('click', () => visit({ position: m.position, limit: s.limit, counter: m.counter ?? '' }));
+      list.appendChild(li);
+    }
+    if (!l.line.length) list.innerHTML = '<li>drawn: best play never ends the game</li>';
+    $('line-box').hidden = false;
+  } catch (e) {
+    $('status').textContent = e.message;
+  }
+}
+
+function chartUrl(t) {
+  const q = new URLSearchParams({ board: t.board, signature: t.signature });
+  if (t.limit) q.set('limit', t.limit);
+  return `charts/depths.svg?${q}`;
+}
+
+async function showTables() {
+  const r = await fetch('api/tables');
+  const { tables } = await r.json();
+  const list = $('table-list');
+  list.innerHTML =
+    '<tr><th>board</th><th>table</th><th>positions</th><th>wins</th><th>draws</th><th>losses</th><th>longest win</th></tr>';
+  for (const t of tables) {
+    const tr = document.createElement('tr');
+    tr.dataset.chart = chartUrl(t);
+    const name = (t.limit ? `n${t.limit}/` : '') + t.signature;
+    for (const v of [t.board, name, t.positions, t.wins, t.draws, t.losses, t.longest_win ?? '-']) {
+      const td = document.createElement('td');
+      td.textContent = typeof v === 'number' ? v.toLocaleString('en') : v;
+      tr.appendChild(td);
+    }
+    tr.addEventListener('click', () => {
+      $('chart-img').src = tr.dataset.chart;
+      $('chart-caption').textContent = `${t.board} ${name}: positions by depth (wins and losses)`;
+      $('chart').hidden = false;
+    });
+    list.appendChild(tr);
+  }
+  const boards = [...new Set(tables.map((t) => t.board))];
+  $('shares-box').replaceChildren(...boards.map((b) => {
+    const img = document.createElement('img');
+    img.src = `charts/shares.svg?board=${b}`;
+    img.alt = `win, draw and loss shares by signature on ${b}`;
+    return img;
+  }));
+  return tables;
+}
+
+async function start() {
+  const q = new URLSearchParams(location.search);
+  const tables = await showTables().catch(() => []);
+  let position = q.get('position');
+  if (!position) {
+    // No position asked for: the longest win of the largest plain table.
+    const plain = tables.filter((t) => !t.limit && t.longest_win_position);
+    position = plain.length ? plain[plain.length - 1].longest_win_position : 'start';
+  }
+  visit({ position, limit: q.get('limit') || '', counter: q.get('counter') || '' });
+}
+
+$('goto').addEventListener('submit', (e) => {
+  e.preventDefault();
+  visit({ position: $('position').value, limit: $('limit').value, counter: $('counter').value });
+});
+$('back').addEventListener('click', () => go(-1));
+$('forward').addEventListener('click', () => go(1));
+$('best').addEventListener('click', () => {
+  const m = answer && answer.moves.find((x) => x.move === answer.best[0]);
+  if (m) play(m);
+});
+$('line').addEventListener('click', showLine);
+document.addEventListener('keydown', (e) => {
+  if (e.target.tagName === 'INPUT') return;
+  if (e.key === 'ArrowLeft') go(-1);
+  if (e.key === 'ArrowRight') go(1);
+});
+start();

@@ -1,0 +1,247 @@
+//! Depth histograms: how many placements of a table are won or lost at each depth.
+//! The generator writes one beside each table, as a small text sidecar
+//! (`NvM.depths`, docs/FORMAT.md) bound to the table by its whole-file checksum, so
+//! that charts and statistics read a few hundred bytes instead of decompressing the
+//! table; a missing, stale or damaged sidecar is never trusted: the table is
+//! scanned instead.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::board::Board;
+use crate::index::{Indexer, Signature};
+use crate::limit::Limit;
+use crate::table::{Stats, Table, TableError, code_depth, code_limited, fold_weighted};
+use crate::value::Wdl;
+
+/// Placements by depth, each entry weighted by its symmetry orbit as the header's
+/// counts are. `wins[d]` are won in d plies and `losses[d]` lost in d plies; in a
+/// rule-aware table d is T, the plies to the next capture (docs/FORMAT.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DepthHistogram {
+    /// Won placements by depth.
+    pub wins: Vec<u64>,
+    /// Lost placements by depth.
+    pub losses: Vec<u64>,
+}
+
+impl DepthHistogram {
+    /// Counts a decoded table.
+    pub(crate) fn count(side: &Indexer, codes: &[u16], limit: Option<Limit>) -> DepthHistogram {
+        fold_weighted(
+            side,
+            codes,
+            DepthHistogram::default,
+            |h, _, w, code| {
+                let depth = match limit {
+                    None => code_depth(code),
+                    Some(_) => code_limited(code).plies_to_capture(),
+                };
+                let (Some(d), true) = (depth, w > 0) else {
+                    return;
+                };
+                let counts = match crate::table::code_wdl(code) {
+                    Wdl::Win => &mut h.wins,
+                    Wdl::Loss => &mut h.losses,
+                    Wdl::Draw => return,
+                };
+                bump(counts, d as usize, w);
+            },
+            DepthHistogram::merge,
+        )
+    }
+
+    fn merge(mut self, other: DepthHistogram) -> DepthHistogram {
+        for (mine, theirs) in [
+            (&mut self.wins, other.wins),
+            (&mut self.losses, other.losses),
+        ] {
+            for (d, n) in theirs.into_iter().enumerate() {
+                bump(mine, d, n);
+            }
+        }
+        self
+    }
+
+    /// The deepest depth with a win or a loss (0 for none).
+    pub fn max_depth(&self) -> usize {
+        self.wins.len().max(self.losses.len()).saturating_sub(1)
+    }
+
+    /// Whether the counts add up to the header's wins and losses.
+    fn matches(&self, stats: &Stats) -> bool {
+        let sum = |v: &[u64]| v.iter().try_fold(0u64, |a, &n| a.checked_add(n));
+        sum(&self.wins) == Some(stats.wins) && sum(&self.losses) == Some(stats.losses)
+    }
+}
+
+fn bump(counts: &mut Vec<u64>, d: usize, n: u64) {
+    if n == 0 {
+        return;
+    }
+    if counts.len() <= d {
+        counts.resize(d + 1, 0);
+    }
+    counts[d] += n;
+}
+
+impl Table {
+    /// The table's depth histogram: from its sidecar when that is sound, else by
+    /// decoding the table (and then, with `repair`, writing the sidecar).
+    pub(crate) fn depths(
+        &self,
+        board: &Board,
+        limit: Option<Limit>,
+        repair: bool,
+    ) -> Result<DepthHistogram, TableError> {
+        let (path, header) = (self.file.path(), self.file.header());
+        let checksum = self.file.file_checksum();
+        if let Some(h) = read_sidecar(path, board, header.sig, limit, checksum, &header.stats) {
+            return Ok(h);
+        }
+        let h = DepthHistogram::count(&self.idx, &self.file.read_all()?, limit);
+        if repair {
+            write_sidecar(path, board, header.sig, limit, checksum, &h)?;
+        }
+        Ok(h)
+    }
+}
+
+/// The sidecar of a table file: `NvM.depths` beside `NvM.fntb`.
+pub(crate) fn sidecar_path(table: &Path) -> PathBuf {
+    table.with_extension("depths")
+}
+
+const MAGIC: &str = "fanotb depths 1";
+/// Larger than any honest sidecar (depths are below 65,536).
+const MAX_SIDECAR: u64 = 4 << 20;
+
+/// The line naming the table a sidecar belongs to.
+fn table_line(board: &Board, sig: Signature, limit: Option<Limit>, checksum: u64) -> String {
+    let rules = limit.map_or("plain".to_string(), |n| n.dir_name());
+    format!("table {} {sig} {rules} {checksum:016x}", board.size_name())
+}
+
+/// The sidecar's text: magic, the table it belongs to, one `depth wins losses` line
+/// per depth, and the xxh3 of everything above it.
+fn render(
+    board: &Board,
+    sig: Signature,
+    limit: Option<Limit>,
+    checksum: u64,
+    h: &DepthHistogram,
+) -> String {
+    let mut s = format!(
+        "{MAGIC}\n{}\ndepth wins losses\n",
+        table_line(board, sig, limit, checksum)
+    );
+    for d in 0..=h.max_depth() {
+        let get = |v: &[u64]| v.get(d).copied().unwrap_or(0);
+        writeln!(s, "{d} {} {}", get(&h.wins), get(&h.losses)).expect("writes to a String");
+    }
+    let sum = xxh3_64(s.as_bytes());
+    writeln!(s, "xxh3 {sum:016x}").expect("writes to a String");
+    s
+}
+
+/// Writes the sidecar of a table atomically.
+pub(crate) fn write_sidecar(
+    table: &Path,
+    board: &Board,
+    sig: Signature,
+    limit: Option<Limit>,
+    checksum: u64,
+    h: &DepthHistogram,
+) -> Result<(), TableError> {
+    let path = sidecar_path(table);
+    let text = render(board, sig, limit, checksum, h);
+    crate::durable::replace_file(&path, |f| std::io::Write::write_all(f, text.as_bytes())).map_err(
+        |source| TableError::Io {
+            path: path.clone(),
+            source,
+        },
+    )
+}
+
+/// The histogram a sidecar holds, if it is whole, belongs to this very table (its
+/// checksum) and adds up to the header's counts; `None` otherwise.
+pub(crate) fn read_sidecar(
+    table: &Path,
+    board: &Board,
+    sig: Signature,
+    limit: Option<Limit>,
+    checksum: u64,
+    stats: &Stats,
+) -> Option<DepthHistogram> {
+    let path = sidecar_path(table);
+    if std::fs::metadata(&path).ok()?.len() > MAX_SIDECAR {
+        return None;
+    }
+    let text = std::fs::read_to_string(&path).ok()?;
+    let (body, last) = text.strip_suffix('\n')?.rsplit_once('\n')?;
+    let body = &text[..body.len() + 1];
+    let sum = u64::from_str_radix(last.strip_prefix("xxh3 ")?, 16).ok()?;
+    if sum != xxh3_64(body.as_bytes()) {
+        return None;
+    }
+    let mut lines = body.lines();
+    if lines.next()? != MAGIC
+        || lines.next()? != table_line(board, sig, limit, checksum)
+        || lines.next()? != "depth wins losses"
+    {
+        return None;
+    }
+    let mut h = DepthHistogram::default();
+    for (d, line) in lines.enumerate() {
+        let mut f = line.split(' ');
+        let mut num = || f.next()?.parse::<u64>().ok();
+        let (depth, wins, losses) = (num()?, num()?, num()?);
+        if depth != d as u64 || f.next().is_some() {
+            return None;
+        }
+        bump(&mut h.wins, d, wins);
+        bump(&mut h.losses, d, losses);
+    }
+    h.matches(stats).then_some(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sidecar_reads_back_only_for_its_own_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = dir.path().join("2v1.fntb");
+        let board = Board::get(5, 3).unwrap();
+        let sig: Signature = "2v1".parse().unwrap();
+        let h = DepthHistogram {
+            wins: vec![0, 5, 0, 7],
+            losses: vec![2, 0, 4],
+        };
+        let stats = Stats {
+            wins: 12,
+            losses: 6,
+            ..Stats::default()
+        };
+        write_sidecar(&table, board, sig, None, 42, &h).unwrap();
+        let read = |checksum, limit, stats: &Stats| {
+            read_sidecar(&table, board, sig, limit, checksum, stats)
+        };
+        assert_eq!(read(42, None, &stats), Some(h.clone()));
+        // Another table, another limit, other counts: not trusted.
+        assert_eq!(read(43, None, &stats), None);
+        assert_eq!(read(42, Some(Limit::new(60).unwrap()), &stats), None);
+        let other = Stats { wins: 11, ..stats };
+        assert_eq!(read(42, None, &other), None);
+        // Any changed byte: not trusted.
+        let path = sidecar_path(&table);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("3 7 0", "3 6 1")).unwrap();
+        assert_eq!(read(42, None, &stats), None);
+        std::fs::write(&path, &text[..text.len() - 3]).unwrap();
+        assert_eq!(read(42, None, &stats), None);
+    }
+}
