@@ -2,6 +2,7 @@
 //! reports. One module per group of subcommands; each subcommand is one function
 //! that returns a report (`Serialize` for `--json`, `Display` for text).
 
+mod charts;
 mod limited;
 mod output;
 mod probe;
@@ -68,8 +69,11 @@ enum Command {
         after_help = "Examples:\n  fanotb line \"9/9/B8/9/3WW3B w\"\n  fanotb line \"9/9/B8/9/3WW3B w\" --no-capture-limit 60"
     )]
     Line(probe::LineArgs),
-    /// Per-table statistics: placements, wins, draws, losses, longest win, size.
-    #[command(after_help = "Example: fanotb stats --dir tables")]
+    /// Per-table statistics: placements, wins, draws, losses, longest win, size;
+    /// with --plot, charts of depths and of win/draw/loss shares.
+    #[command(
+        after_help = "Examples:\n  fanotb stats --dir tables\n  fanotb stats --dir tables --plot charts"
+    )]
     Stats(tables::StatsArgs),
     /// Check tables: checksums, then re-derive every entry from its successors.
     #[command(

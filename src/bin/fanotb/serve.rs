@@ -18,8 +18,9 @@ use serde::Deserialize;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
-use fanotb::{Limit, Position, ProbeError, TableError, Tablebase};
+use fanotb::{Board, Limit, Position, ProbeError, Signature, TableError, Tablebase};
 
+use crate::charts::{self, Chart};
 use crate::limited::Rules;
 use crate::output::emit;
 use crate::{Result, TablesArg, message, probe, tables};
@@ -73,6 +74,8 @@ pub fn router(tb: Shared, timeout: Duration) -> Router {
         .route("/api/probe", get(probe_handler))
         .route("/api/line", get(line_handler))
         .route("/api/tables", get(tables_handler))
+        .route("/charts/depths.svg", get(depths_chart_handler))
+        .route("/charts/shares.svg", get(shares_chart_handler))
         .route("/", get(|| asset("index.html")))
         .route("/board.js", get(|| asset("board.js")))
         .route("/style.css", get(|| asset("style.css")))
@@ -202,9 +205,8 @@ async fn line_handler(
 }
 
 async fn tables_handler(State(tb): State<Shared>) -> Answer<tables::StatsReport> {
-    Ok(axum::Json(
-        blocking(move || tables::stats_report(&tb)).await?,
-    ))
+    let infos = blocking(move || Ok(tb.tables()?)).await?;
+    Ok(axum::Json(tables::stats_report(&infos)))
 }
 
 /// Runs blocking work on tokio's blocking pool.
@@ -214,4 +216,71 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(move || f().map_err(ApiError::from))
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+}
+
+/// `?board=WxH[&signature=NvM][&limit=N]`: which chart.
+#[derive(Deserialize)]
+struct ChartQuery {
+    board: String,
+    signature: Option<String>,
+    limit: Option<u64>,
+}
+
+impl ChartQuery {
+    fn parse(
+        q: std::result::Result<Query<Self>, QueryRejection>,
+    ) -> std::result::Result<(&'static Board, Option<Limit>, Option<Signature>), ApiError> {
+        let Query(q) = q.map_err(|e| bad_request(e.body_text()))?;
+        let board = Board::by_name(&q.board).map_err(|e| bad_request(e.to_string()))?;
+        let limit = q
+            .limit
+            .map(Limit::new)
+            .transpose()
+            .map_err(|e| bad_request(e.to_string()))?;
+        let sig = q
+            .signature
+            .map(|s| s.parse::<Signature>())
+            .transpose()
+            .map_err(|e| bad_request(e.to_string()))?;
+        Ok((board, limit, sig))
+    }
+}
+
+fn svg(body: String) -> Response {
+    ([(header::CONTENT_TYPE, "image/svg+xml")], body).into_response()
+}
+
+async fn depths_chart_handler(
+    State(tb): State<Shared>,
+    q: std::result::Result<Query<ChartQuery>, QueryRejection>,
+) -> std::result::Result<Response, ApiError> {
+    let (board, limit, sig) = ChartQuery::parse(q)?;
+    let sig = sig.ok_or_else(|| bad_request("missing field `signature`"))?;
+    let body = blocking(move || {
+        let h = tb.depths(board, limit, sig)?;
+        Ok(charts::depth_chart(board, limit, sig, &h).svg()?)
+    })
+    .await?;
+    Ok(svg(body))
+}
+
+async fn shares_chart_handler(
+    State(tb): State<Shared>,
+    q: std::result::Result<Query<ChartQuery>, QueryRejection>,
+) -> std::result::Result<Response, ApiError> {
+    let (board, limit, _) = ChartQuery::parse(q)?;
+    let body = blocking(move || {
+        let bars = charts::shares(&tb.tables()?, board, limit);
+        let title = charts::shares_title(board, limit);
+        let chart = charts::SharesChart { title, bars: &bars };
+        Ok((!bars.is_empty()).then(|| chart.svg()).transpose()?)
+    })
+    .await?;
+    let rules = limit.map_or(String::new(), |n| format!(" under the limit {n}"));
+    body.map(svg).ok_or_else(|| {
+        ApiError(
+            StatusCode::NOT_FOUND,
+            format!("no tables of {}{rules}", board.size_name()),
+        )
+    })
 }

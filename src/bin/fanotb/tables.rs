@@ -12,7 +12,7 @@ use fanotb::{
 
 use crate::output::{as_text, failure, human_bytes, print_line};
 use crate::progress::table_observer;
-use crate::{Result, TablesArg};
+use crate::{Result, TablesArg, charts};
 
 /// One table built or found, as `generate`, `solve` and `prove` report it.
 #[derive(Serialize)]
@@ -221,6 +221,11 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
 
 #[derive(Args)]
 pub struct StatsArgs {
+    /// Also draw charts into this directory, as SVG and PNG: each table's positions
+    /// by depth (wins and losses), and each board's win/draw/loss shares by
+    /// signature. Example: charts.
+    #[arg(long, value_name = "OUT")]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -258,6 +263,9 @@ struct StatsTotal {
 pub struct StatsReport {
     tables: Vec<StatsRow>,
     total: StatsTotal,
+    /// The chart files `--plot` wrote.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    charts: Vec<PathBuf>,
 }
 
 fn bits_per_position(bytes: u64, positions: u64) -> f64 {
@@ -340,21 +348,32 @@ impl fmt::Display for StatsReport {
                 r.blessed.unwrap_or(0)
             )?;
         }
+        if !self.charts.is_empty() {
+            writeln!(f, "\n{} charts written:", self.charts.len())?;
+        }
+        for c in &self.charts {
+            writeln!(f, "  {}", c.display())?;
+        }
         Ok(())
     }
 }
 
 pub fn stats(a: StatsArgs) -> Result<StatsReport> {
-    let report = stats_report(&Tablebase::open(&a.tables.dir)?)?;
-    if report.tables.is_empty() {
+    let tb = Tablebase::open(&a.tables.dir)?;
+    let infos = tb.tables()?;
+    if infos.is_empty() {
         return Err(format!("no tables in {}", a.tables.dir.display()).into());
+    }
+    let mut report = stats_report(&infos);
+    if let Some(out) = &a.plot {
+        report.charts = charts::plot(&tb, &infos, out)?;
     }
     Ok(report)
 }
 
 /// Every table's figures, and their totals.
-pub fn stats_report(tb: &Tablebase) -> Result<StatsReport> {
-    let tables: Vec<StatsRow> = tb.tables()?.iter().map(StatsRow::from).collect();
+pub fn stats_report(infos: &[TableInfo]) -> StatsReport {
+    let tables: Vec<StatsRow> = infos.iter().map(StatsRow::from).collect();
     let sum = |f: fn(&StatsRow) -> u64| tables.iter().map(f).sum::<u64>();
     let total = StatsTotal {
         positions: sum(|r| r.positions),
@@ -363,7 +382,11 @@ pub fn stats_report(tb: &Tablebase) -> Result<StatsReport> {
         losses: sum(|r| r.losses),
         bytes: sum(|r| r.bytes),
     };
-    Ok(StatsReport { tables, total })
+    StatsReport {
+        tables,
+        total,
+        charts: Vec::new(),
+    }
 }
 
 #[derive(Args)]

@@ -93,8 +93,13 @@ function drawBoard(pos, moves) {
     }, svg);
   }
   for (const m of moves) {
-    const pts = movePoints(m.move).map((p) => `${px(p.x)},${py(p.y)}`).join(' ');
-    const a = el('polyline', { class: `arrow ${m.value}`, points: pts, 'data-move': m.move }, svg);
+    const path = movePoints(m.move);
+    const pts = path.map((p) => `${px(p.x)},${py(p.y)}`).join(' ');
+    const a = el('g', { class: `arrow ${m.value}`, 'data-move': m.move }, svg);
+    el('polyline', { points: pts }, a);
+    // The end of the move: a dot where the stone lands.
+    const end = path[path.length - 1];
+    el('circle', { cx: px(end.x), cy: py(end.y), r: 0.1 }, a);
     el('title', {}, a).textContent = `${m.move}: ${describeMove(m)}`;
     a.addEventListener('click', () => play(m));
     a.addEventListener('mouseenter', () => hover(m.move, true));

@@ -1,0 +1,293 @@
+//! Charts of the tables, drawn with plotters: positions by depth (wins and losses)
+//! for one table, and win/draw/loss shares by signature for a board. Each chart
+//! renders as SVG (text, for the web page) or PNG (the font is embedded, so a PNG
+//! looks the same on every machine).
+
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use fanotb::{Board, DepthHistogram, Limit, Signature, TableInfo, Tablebase};
+
+use crate::Result;
+
+const DEPTH_SIZE: (u32, u32) = (900, 460);
+const FONT: &str = "sans-serif";
+const WIN: RGBColor = RGBColor(0x1a, 0x7f, 0x37);
+const DRAW: RGBColor = RGBColor(0x9a, 0xa1, 0xa9);
+const LOSS: RGBColor = RGBColor(0xcf, 0x22, 0x2e);
+
+/// A table's depth histogram, titled, with the x axis naming what depth counts.
+pub struct DepthChart<'a> {
+    pub title: String,
+    /// "plies to the end" or "plies to the next capture (T)".
+    pub depth_is: &'static str,
+    pub histogram: &'a DepthHistogram,
+}
+
+/// One bar of the shares chart: a signature and its wins, draws and losses.
+pub struct Share {
+    pub name: String,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+}
+
+/// Win/draw/loss shares of a board's tables, one bar per signature.
+pub struct SharesChart<'a> {
+    pub title: String,
+    pub bars: &'a [Share],
+}
+
+/// A chart drawable on any plotters backend.
+pub trait Chart {
+    fn size(&self) -> (u32, u32);
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>>;
+
+    /// The chart as an SVG document.
+    fn svg(&self) -> std::result::Result<String, String> {
+        // Text is laid out with the font's metrics, in SVG too.
+        register_font();
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, self.size()).into_drawing_area();
+            self.draw(&root)
+                .and_then(|()| root.present())
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(out)
+    }
+
+    /// Writes the chart as `stem.svg` and `stem.png`.
+    fn write(&self, stem: &Path) -> std::result::Result<(), String> {
+        let svg = stem.with_extension("svg");
+        std::fs::write(&svg, self.svg()?).map_err(|e| format!("{}: {e}", svg.display()))?;
+        let png = stem.with_extension("png");
+        let root = BitMapBackend::new(&png, self.size()).into_drawing_area();
+        self.draw(&root)
+            .and_then(|()| root.present())
+            .map_err(|e| format!("{}: {e}", png.display()))
+    }
+}
+
+/// Text needs a font's metrics (and PNG its glyphs): the one embedded in the binary, registered once.
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let font = include_bytes!("fonts/DejaVuSansMono.ttf");
+        // The embedded font is a valid TrueType file: tested by the PNG test.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, font);
+    });
+}
+
+impl Chart for DepthChart<'_> {
+    fn size(&self) -> (u32, u32) {
+        DEPTH_SIZE
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let h = self.histogram;
+        root.fill(&WHITE)?;
+        let depths = h.max_depth() as u32 + 1;
+        let top = h
+            .wins
+            .iter()
+            .chain(&h.losses)
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, (FONT, 22))
+            .margin(14)
+            .x_label_area_size(44)
+            .y_label_area_size(84)
+            .build_cartesian_2d((0u32..depths).into_segmented(), 0u64..top + top / 10)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc(self.depth_is)
+            .y_desc("positions")
+            .label_style((FONT, 14))
+            .draw()?;
+        for (counts, colour, name) in [(&h.wins, WIN, "wins"), (&h.losses, LOSS, "losses")] {
+            chart
+                .draw_series(
+                    Histogram::vertical(&chart)
+                        .style(colour.filled())
+                        .margin(1)
+                        .data(counts.iter().enumerate().map(|(d, &n)| (d as u32, n))),
+                )?
+                .label(name)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 6), (x + 12, y + 6)], colour.filled())
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font((FONT, 15))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+    }
+}
+
+impl Chart for SharesChart<'_> {
+    fn size(&self) -> (u32, u32) {
+        (900, 110 + 24 * self.bars.len().max(1) as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        root.fill(&WHITE)?;
+        let n = self.bars.len();
+        let (plot, key) = root.split_vertically(self.size().1 - 36);
+        let mut chart = ChartBuilder::on(&plot)
+            .caption(&self.title, (FONT, 22))
+            .margin(14)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..100f64, -0.5f64..n as f64 - 0.5)?;
+        // The first signature on top.
+        let row = |i: usize| (n - 1 - i) as f64;
+        let names: Vec<&str> = self.bars.iter().map(|b| b.name.as_str()).collect();
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n)
+            .y_label_formatter(&|y| {
+                let r = y.round();
+                let i = (n as f64 - 1.0 - r) as usize;
+                match (y - r).abs() < 1e-6 && r >= 0.0 {
+                    true => names.get(i).map_or("", |s| s).to_string(),
+                    false => String::new(),
+                }
+            })
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .x_desc("share of positions, side to move (%)")
+            .label_style((FONT, 14))
+            .draw()?;
+        let parts = [(WIN, "win"), (DRAW, "draw"), (LOSS, "loss")];
+        for (part, (colour, _)) in parts.iter().enumerate() {
+            chart.draw_series(self.bars.iter().enumerate().map(|(i, b)| {
+                let total = (b.wins + b.draws + b.losses).max(1);
+                let cut = [0, b.wins, b.wins + b.draws, total];
+                let x = |k: usize| 100.0 * cut[k] as f64 / total as f64;
+                Rectangle::new(
+                    [(x(part), row(i) - 0.38), (x(part + 1), row(i) + 0.38)],
+                    colour.filled(),
+                )
+            }))?;
+        }
+        // The key below the chart, where it hides no bar.
+        for (k, (colour, name)) in parts.iter().enumerate() {
+            let x = 90 + 110 * k as i32;
+            key.draw(&Rectangle::new([(x, 8), (x + 14, 22)], colour.filled()))?;
+            key.draw(&Text::new(*name, (x + 20, 8), (FONT, 15)))?;
+        }
+        Ok(())
+    }
+}
+
+/// A table's depth chart, as `depths` of the tablebase gives it.
+pub fn depth_chart<'a>(
+    board: &Board,
+    limit: Option<Limit>,
+    sig: Signature,
+    histogram: &'a DepthHistogram,
+) -> DepthChart<'a> {
+    let (title, depth_is) = match limit {
+        None => (
+            format!("{} {sig}: positions by depth", board.size_name()),
+            "plies to the end with best play",
+        ),
+        Some(n) => (
+            format!(
+                "{} {sig}, no-capture limit {n}: positions by T",
+                board.size_name()
+            ),
+            "T: plies to the next capture",
+        ),
+    };
+    DepthChart {
+        title,
+        depth_is,
+        histogram,
+    }
+}
+
+/// The shares of one board's tables (plain, or of one limit), smallest first.
+pub fn shares(tables: &[TableInfo], board: &Board, limit: Option<Limit>) -> Vec<Share> {
+    tables
+        .iter()
+        .filter(|t| t.board == board && t.limit == limit)
+        .map(|t| Share {
+            name: t.signature.to_string(),
+            wins: t.stats.wins,
+            draws: t.stats.draws,
+            losses: t.stats.losses,
+        })
+        .collect()
+}
+
+pub fn shares_title(board: &Board, limit: Option<Limit>) -> String {
+    let rules = limit.map_or(String::new(), |n| format!(", no-capture limit {n}"));
+    format!(
+        "{}{rules}: win, draw and loss shares by signature",
+        board.size_name()
+    )
+}
+
+/// Writes every table's depth chart and each board's shares chart (per limit)
+/// under `out`, laid out as the tables are (`9x5/3v2-depths.svg`,
+/// `9x5/n60/shares.png`); returns the files written.
+pub fn plot(tb: &Tablebase, tables: &[TableInfo], out: &Path) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    let mut write = |chart: &dyn Fn(&Path) -> std::result::Result<(), String>,
+                     board: &Board,
+                     limit: Option<Limit>,
+                     stem: String|
+     -> Result<()> {
+        // Laid out as the tables are: `WxH/` and `WxH/nN/`.
+        let mut dir = out.join(board.size_name());
+        dir.extend(limit.map(Limit::dir_name));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let stem = dir.join(stem);
+        chart(&stem)?;
+        written.extend(["svg", "png"].map(|e| stem.with_extension(e)));
+        Ok(())
+    };
+    for t in tables {
+        let h = tb.depths(t.board, t.limit, t.signature)?;
+        let chart = depth_chart(t.board, t.limit, t.signature, &h);
+        write(
+            &|s| chart.write(s),
+            t.board,
+            t.limit,
+            format!("{}-depths", t.signature),
+        )?;
+    }
+    let mut groups: Vec<(&'static Board, Option<Limit>)> =
+        tables.iter().map(|t| (t.board, t.limit)).collect();
+    groups.dedup();
+    for (board, limit) in groups {
+        let bars = shares(tables, board, limit);
+        let chart = SharesChart {
+            title: shares_title(board, limit),
+            bars: &bars,
+        };
+        write(&|s| chart.write(s), board, limit, "shares".into())?;
+    }
+    Ok(written)
+}
