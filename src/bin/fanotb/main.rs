@@ -3,6 +3,7 @@
 //! that returns a report (`Serialize` for `--json`, `Display` for text).
 
 mod charts;
+mod game;
 mod limited;
 mod output;
 mod probe;
@@ -51,6 +52,12 @@ enum Command {
     /// Apply moves in notation and print the final position.
     #[command(after_help = "Example: fanotb play start d2-e3A c3-d2A")]
     Play(rules::PlayArgs),
+    /// Play a side against the tables in the terminal: they answer with perfect
+    /// play; the result and the record are printed at the end.
+    #[command(
+        after_help = "Examples:\n  fanotb game \"9/9/B8/9/3WW3B w\"\n  fanotb game \"9/9/B8/9/3WW3B w\" --side black --no-capture-limit 60"
+    )]
+    Game(game::GameArgs),
     /// Count leaf positions at a depth (moves reaching the same position count once).
     #[command(after_help = "Example: fanotb perft start 3 --divide")]
     Perft(rules::PerftArgs),
@@ -167,6 +174,8 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Prove(a) => print(&prove::prove_command(a, json)?, json),
         Command::CheckProof(a) => print(&prove::check_proof_command(a)?, json),
         Command::Serve(a) => serve::serve(a)?,
+        Command::Game(_) if json => return Err("game is interactive: it has no --json".into()),
+        Command::Game(a) => game::game(a)?,
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut out = Vec::new();
