@@ -540,3 +540,144 @@ fn probe_line_stats_and_verify_under_the_no_capture_limit() {
         6
     );
 }
+
+/// `game`: a person (here stdin) plays one side against the tables.
+#[test]
+fn a_game_against_the_tables_ends_with_the_result_and_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    json(&["generate", "--max-stones", "3", "--dir", d]);
+    json(&[
+        "generate",
+        "--max-stones",
+        "3",
+        "--no-capture-limit",
+        "20",
+        "--dir",
+        d,
+    ]);
+    let pos = "9/9/3B5/9/WW7 w"; // White wins in 29
+    let game = |args: &[&str], input: &str| {
+        let out = fanotb()
+            .args(["game", pos, "--dir", d])
+            .args(args)
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let record = |out: &str| -> Vec<String> {
+        let line = out
+            .lines()
+            .find_map(|l| l.strip_prefix("record: "))
+            .unwrap();
+        line.split(' ')
+            .filter(|w| !w.ends_with('.'))
+            .map(String::from)
+            .collect()
+    };
+
+    // White against the tables, with a malformed move and a move list on the way.
+    let out = game(&[], &format!("z9\nmoves\n{}", "best\n".repeat(15)));
+    assert!(out.contains("malformed move `z9`"), "{out}");
+    assert!(out.contains("tables: win in 29 for White"), "{out}");
+    assert!(
+        out.contains("game over: Black has no stones, White wins (you win)"),
+        "{out}"
+    );
+    let moves = record(&out);
+    assert_eq!(moves.len(), 30, "29 plies and the score: {moves:?}");
+    assert_eq!(moves.last().unwrap(), "1-0");
+    // The record replays to a position where Black has no stones.
+    let end = json(
+        &[
+            &["play", pos][..],
+            &moves[..29].iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat(),
+    );
+    assert!(!end["result"].as_str().unwrap().contains('B'), "{end}");
+
+    // Black against the tables: the tables win, and the record starts with White.
+    let out = game(&["--side", "black"], &"best\n".repeat(15));
+    assert!(out.contains("White wins (the tables win)"), "{out}");
+    assert_eq!(record(&out)[..29], moves[..29]);
+
+    // Quitting, and stdin ending, stop the game unfinished.
+    let out = game(&[], "best\nquit\n");
+    assert!(out.contains("game stopped"), "{out}");
+    assert_eq!(record(&out).last().unwrap(), "*");
+    assert_eq!(record(&out).len(), 3);
+    assert!(game(&[], "").contains("game stopped"));
+
+    // Under the limit, one ply from it: drawn when the counter reaches it.
+    let out = game(&["--no-capture-limit", "20", "--counter", "19"], "best\n");
+    assert!(
+        out.contains("tables: draw for White (no-capture limit 20, counter 19)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("drawn, the no-capture counter reached the limit"),
+        "{out}"
+    );
+    assert_eq!(record(&out).last().unwrap(), "1/2-1/2");
+
+    assert!(fails(&["game", pos, "--dir", d, "--json"]).contains("interactive"));
+}
+
+/// `stats --plot`: a depth chart per table and a shares chart per board and limit,
+/// in SVG and PNG.
+#[test]
+fn stats_plot_writes_svg_and_png_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    json(&[
+        "generate",
+        "--board",
+        "5x3",
+        "--max-stones",
+        "3",
+        "--dir",
+        d,
+    ]);
+    json(&[
+        "generate",
+        "--board",
+        "5x3",
+        "--max-stones",
+        "2",
+        "--no-capture-limit",
+        "4",
+        "--dir",
+        d,
+    ]);
+    let out = dir.path().join("charts");
+    let v = json(&["stats", "--dir", d, "--plot", out.to_str().unwrap()]);
+    let charts: Vec<&str> = v["charts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    // 3 plain and 1 rule-aware tables, and 2 shares charts, twice each.
+    assert_eq!(charts.len(), 2 * (3 + 1 + 2), "{charts:?}");
+    for c in &charts {
+        let bytes = std::fs::read(c).unwrap();
+        if c.ends_with(".png") {
+            assert_eq!(&bytes[1..4], b"PNG", "{c}");
+            assert!(bytes.len() > 5000, "{c}: a chart with text, not a blank");
+        } else {
+            let text = String::from_utf8(bytes).unwrap();
+            assert!(text.starts_with("<svg") && text.contains("<text"), "{c}");
+        }
+    }
+    let svg = std::fs::read_to_string(out.join("5x3/n4/1v1-depths.svg")).unwrap();
+    assert!(svg.contains("no-capture limit 4"), "{svg:.300}");
+    assert!(out.join("5x3/shares.png").exists());
+    assert!(fails(&["stats", "--dir", d, "--plot", "/proc/no/such"]).contains("/proc/no/such"));
+}

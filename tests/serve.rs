@@ -1,0 +1,307 @@
+//! `fanotb serve` on a random local port: the API's answers against the library's,
+//! its errors, 8 clients at once, and a graceful shutdown.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use fanotb::{Board, Limit, Options, Position, Signature, Tablebase, best_count, generate};
+use serde_json::{Value, json};
+
+/// The server process, killed if a test fails before it stops it.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("fanotb"))
+            .args(["serve", "--bind", "127.0.0.1:0", "--dir"])
+            .arg(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        // "serving DIR on http://127.0.0.1:PORT/ (Ctrl-C stops)"
+        let base = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .trim_end_matches('/')
+            .to_string();
+        Server { child, base }
+    }
+
+    /// GET `path`: the status and the body.
+    fn get(&self, agent: &ureq::Agent, path: &str) -> (u16, String) {
+        let mut r = agent.get(format!("{}{path}", self.base)).call().unwrap();
+        let status = r.status().as_u16();
+        (status, r.body_mut().read_to_string().unwrap())
+    }
+
+    fn json(&self, agent: &ureq::Agent, path: &str) -> (u16, Value) {
+        let (status, body) = self.get(agent, path);
+        (status, serde_json::from_str(&body).unwrap())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into()
+}
+
+fn query(pos: &Position, rules: Option<(Limit, u32)>) -> String {
+    let text = pos.to_string().replace(' ', "%20");
+    match rules {
+        None => format!("position={text}"),
+        Some((n, c)) => format!("position={text}&limit={n}&counter={c}"),
+    }
+}
+
+/// What `/api/probe` must answer, built from the library.
+fn expected(tb: &Tablebase, pos: &Position, rules: Option<(Limit, u32)>) -> Value {
+    let b = pos.board();
+    match rules {
+        None => {
+            let outcome = tb.probe(pos).unwrap();
+            let moves = tb.moves(pos).unwrap();
+            json!({
+                "position": pos.to_string(),
+                "value": outcome.wdl().name(),
+                "depth": outcome.depth(),
+                "moves": moves.iter().map(|m| json!({
+                    "move": m.mv.notation(b),
+                    "value": m.outcome.wdl().name(),
+                    "depth": m.outcome.depth(),
+                    "result": m.result.to_string(),
+                })).collect::<Vec<_>>(),
+                "best": moves[..best_count(&moves)].iter().map(|m| m.mv.notation(b)).collect::<Vec<_>>(),
+            })
+        }
+        Some((limit, counter)) => {
+            let stored = tb.probe_limited(pos, limit).unwrap();
+            let moves = tb.moves_limited(pos, limit, counter).unwrap();
+            let best = tb.best_moves_limited(pos, limit, counter).unwrap();
+            json!({
+                "position": pos.to_string(),
+                "limit": limit.plies(),
+                "counter": counter,
+                "value": tb.value_limited(pos, limit, counter).unwrap().name(),
+                "plies_to_capture": stored.plies_to_capture(),
+                "cursed": stored.cursed(),
+                "moves": moves.iter().map(|m| json!({
+                    "move": m.mv.notation(b),
+                    "value": m.value.name(),
+                    "plies_to_capture": m.limited.plies_to_capture(),
+                    "counter": m.counter,
+                    "result": m.result.to_string(),
+                })).collect::<Vec<_>>(),
+                "best": best.iter().map(|m| m.mv.notation(b)).collect::<Vec<_>>(),
+            })
+        }
+    }
+}
+
+/// A random position of 2 to 4 stones, each side at least one.
+fn random_position(rng: &mut common::Rng, board: &'static Board) -> Position {
+    let stones = 2 + rng.below(3) as usize;
+    let mut points = Vec::new();
+    while points.len() < stones {
+        let p = rng.below(board.points() as u64);
+        if !points.contains(&p) {
+            points.push(p);
+        }
+    }
+    let mine = 1 + rng.below(stones as u64 - 1) as usize;
+    let bits = |ps: &[u64]| ps.iter().fold(0u64, |a, p| a | 1 << p);
+    let turn = if rng.below(2) == 0 {
+        fanotb::Color::White
+    } else {
+        fanotb::Color::Black
+    };
+    Position::from_sides(board, bits(&points[..mine]), bits(&points[mine..]), turn)
+}
+
+/// Tsivy tables up to 4 stones, plain and under the limit 20.
+fn tables() -> (tempfile::TempDir, Limit) {
+    let board = Board::tsivy();
+    let dir = common::tables(board, 4);
+    let limit = Limit::new(20).unwrap();
+    let opts = Options {
+        limit: Some(limit),
+        ..Options::default()
+    };
+    generate(dir.path(), board, &Signature::all_up_to(4), &opts, |_| {}).unwrap();
+    (dir, limit)
+}
+
+#[test]
+fn the_api_answers_as_the_library_does_and_errors_are_json() {
+    let (dir, limit) = tables();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let server = Server::start(dir.path());
+    let a = agent();
+
+    // A known position: a win in 49, and the same JSON as `probe --json`.
+    let pos: Position = "9/9/B8/9/3WW3B w".parse().unwrap();
+    let (status, got) = server.json(&a, &format!("/api/probe?{}", query(&pos, None)));
+    assert_eq!(status, 200);
+    assert_eq!(got, expected(&tb, &pos, None));
+    assert_eq!(
+        (got["value"].as_str(), got["depth"].as_u64()),
+        (Some("win"), Some(49))
+    );
+    let cli = Command::new(assert_cmd::cargo::cargo_bin("fanotb"))
+        .args(["probe", "9/9/B8/9/3WW3B w", "--json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&cli.stdout).unwrap(), got);
+    let rules = Some((limit, 3));
+    let (status, got) = server.json(&a, &format!("/api/probe?{}", query(&pos, rules)));
+    assert_eq!((status, got), (200, expected(&tb, &pos, rules)));
+
+    // The principal line.
+    let (status, line) = server.json(&a, &format!("/api/line?{}", query(&pos, None)));
+    assert_eq!(status, 200);
+    let want: Vec<String> = tb
+        .line(&pos)
+        .unwrap()
+        .iter()
+        .map(|m| m.mv.notation(pos.board()))
+        .collect();
+    let got: Vec<&str> = line["line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(want.len(), 49);
+
+    // Every table, with its statistics.
+    let (status, tables) = server.json(&a, "/api/tables");
+    assert_eq!(status, 200);
+    let tables = tables["tables"].as_array().unwrap();
+    assert_eq!(tables.len(), 2 * 6, "6 plain and 6 rule-aware tables");
+    let infos = tb.tables().unwrap();
+    for (t, info) in tables.iter().zip(&infos) {
+        assert_eq!(t["signature"], info.signature.to_string());
+        assert_eq!(t["wins"], info.stats.wins);
+        assert_eq!(t["limit"], json!(info.limit.map(Limit::plies)));
+    }
+
+    // Charts and the page with its assets.
+    let (status, svg) = server.get(&a, "/charts/depths.svg?board=9x5&signature=2v1");
+    assert_eq!(status, 200);
+    assert!(svg.starts_with("<svg") && svg.contains("2v1"), "{svg:.100}");
+    let (status, svg) = server.get(&a, "/charts/shares.svg?board=9x5&limit=20");
+    assert!(status == 200 && svg.contains("no-capture limit 20"));
+    for page in ["/", "/board.js", "/style.css"] {
+        let (status, body) = server.get(&a, page);
+        assert!(status == 200 && body.len() > 1000, "{page}");
+    }
+
+    // Bad requests: 400 with a JSON error that says what is wrong.
+    let bad = [
+        ("/api/probe?position=9/9/B8/9/3WW3B", "side to move"),
+        (
+            "/api/probe?position=9/9/B8/9/3WW3B%20w&counter=2",
+            "needs a limit",
+        ),
+        ("/api/probe?position=9/9/B8/9/3WW3B%20w&limit=0", "limit"),
+        (
+            "/api/probe?position=9/9/B8/9/3WW3B%20w&limit=20&counter=21",
+            "above",
+        ),
+        (
+            "/api/probe?position=9/9/B8/9/3WW3B%20w&counter=x",
+            "counter",
+        ),
+        ("/api/probe", "position"),
+        ("/api/line?position=9/9/9/9/3WW4%20w", "no stones"),
+        ("/charts/depths.svg?board=4x4&signature=2v1", "4x4"),
+    ];
+    for (path, says) in bad {
+        let (status, body) = server.json(&a, path);
+        assert_eq!(status, 400, "{path}: {body}");
+        assert_eq!(body["ok"], false);
+        let error = body["error"].as_str().unwrap();
+        assert!(error.contains(says), "{path}: {error}");
+    }
+    let long = "B".repeat(300);
+    assert_eq!(
+        server.json(&a, &format!("/api/probe?position={long}")).0,
+        400
+    );
+
+    // Missing tables: 404, naming the table and how to build it.
+    let (status, body) = server.json(&a, "/api/probe?position=9/9/B8/9/2WWW3B%20w");
+    assert_eq!(status, 404);
+    let error = body["error"].as_str().unwrap();
+    assert!(
+        error.contains("no table 3v2") && error.contains("fanotb generate"),
+        "{error}"
+    );
+    let (status, body) = server.json(&a, "/api/probe?position=9/9/B8/9/3WW3B%20w&limit=30");
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(server.json(&a, "/nothing/here").0, 404);
+
+    // Still serving after all that.
+    let (status, got) = server.json(&a, &format!("/api/probe?{}", query(&pos, None)));
+    assert_eq!((status, got), (200, expected(&tb, &pos, None)));
+}
+
+#[test]
+fn eight_clients_get_the_library_answers_and_ctrl_c_stops_cleanly() {
+    let (dir, limit) = tables();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let mut server = Server::start(dir.path());
+    std::thread::scope(|s| {
+        for client in 0..8u64 {
+            let (server, tb) = (&server, &tb);
+            s.spawn(move || {
+                let a = agent();
+                let mut rng = common::Rng(0x9e37_79b9_7f4a_7c15 ^ (client + 1));
+                for i in 0..1000 {
+                    let pos = random_position(&mut rng, Board::tsivy());
+                    let rules = (i % 3 == 0).then(|| (limit, rng.below(21) as u32));
+                    let path = format!("/api/probe?{}", query(&pos, rules));
+                    let (status, got) = server.json(&a, &path);
+                    assert_eq!((status, got), (200, expected(tb, &pos, rules)), "{path}");
+                }
+            });
+        }
+    });
+
+    // Ctrl-C: the server finishes and exits 0.
+    let pid = server.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = server.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(server.child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(err.contains("shutting down"), "{err}");
+}
