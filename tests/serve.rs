@@ -3,68 +3,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
+
+use common::server::{Server, agent};
 
 use fanotb::{Board, Limit, Options, Position, Signature, Tablebase, best_count, generate};
 use serde_json::{Value, json};
-
-/// The server process, killed if a test fails before it stops it.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Server {
-    fn start(dir: &Path) -> Server {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("fanotb"))
-            .args(["serve", "--bind", "127.0.0.1:0", "--dir"])
-            .arg(dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        // "serving DIR on http://127.0.0.1:PORT/ (Ctrl-C stops)"
-        let base = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://"))
-            .unwrap_or_else(|| panic!("no address in {line:?}"))
-            .trim_end_matches('/')
-            .to_string();
-        Server { child, base }
-    }
-
-    /// GET `path`: the status and the body.
-    fn get(&self, agent: &ureq::Agent, path: &str) -> (u16, String) {
-        let mut r = agent.get(format!("{}{path}", self.base)).call().unwrap();
-        let status = r.status().as_u16();
-        (status, r.body_mut().read_to_string().unwrap())
-    }
-
-    fn json(&self, agent: &ureq::Agent, path: &str) -> (u16, Value) {
-        let (status, body) = self.get(agent, path);
-        (status, serde_json::from_str(&body).unwrap())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into()
-}
 
 fn query(pos: &Position, rules: Option<(Limit, u32)>) -> String {
     let text = pos.to_string().replace(' ', "%20");

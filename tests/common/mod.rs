@@ -1,4 +1,5 @@
 pub mod naive;
+pub mod server;
 
 use fanotb::{Board, Options, Outcome, Signature, generate};
 use naive::Value;

@@ -1,0 +1,202 @@
+//! The web board in headless Chromium, driven through ChromeDriver's WebDriver
+//! protocol: the page draws the position and its values, a click plays a move,
+//! back and "play the best move" work, the URL follows; a screenshot is saved to
+//! `target/screenshots/board.png`.
+//!
+//! Needs Debian's `chromium` and `chromium-driver`: `.ci/run` installs them and runs
+//! `cargo test --release --test browser -- --ignored`.
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+use common::server::{Server, agent};
+
+/// The key under which WebDriver returns an element's id.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+struct Driver {
+    process: Child,
+    session: String,
+    agent: ureq::Agent,
+}
+
+impl Driver {
+    fn start() -> Driver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let process = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver (Debian's chromium-driver) is installed");
+        let mut d = Driver {
+            process,
+            session: format!("http://127.0.0.1:{port}/session"),
+            agent: agent(),
+        };
+        let profile = tempfile::tempdir().unwrap().keep();
+        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                     "--no-first-run", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync",
+                     "--window-size=1200,900",
+                     format!("--user-data-dir={}", profile.display())],
+        }}}});
+        let started = Instant::now();
+        let id = loop {
+            match d.agent.post(&d.session).send_json(&caps) {
+                Ok(mut r) => {
+                    let v: Value = r.body_mut().read_json().unwrap();
+                    break v["value"]["sessionId"].as_str().unwrap().to_string();
+                }
+                Err(_) if started.elapsed() < Duration::from_secs(20) => {
+                    std::thread::sleep(Duration::from_millis(100))
+                }
+                Err(e) => panic!("chromedriver did not start: {e}"),
+            }
+        };
+        d.session = format!("{}/{id}", d.session);
+        d
+    }
+
+    fn call(&self, method: &str, path: &str, body: Value) -> Value {
+        let url = format!("{}{path}", self.session);
+        let mut r = match method {
+            "GET" => self.agent.get(&url).call(),
+            _ => self.agent.post(&url).send_json(&body),
+        }
+        .unwrap();
+        let v: Value = r.body_mut().read_json().unwrap();
+        assert!(v["value"]["error"].is_null(), "{path}: {v}");
+        v["value"].clone()
+    }
+
+    fn elements(&self, css: &str) -> Vec<String> {
+        let v = self.call(
+            "POST",
+            "/elements",
+            json!({"using": "css selector", "value": css}),
+        );
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e[ELEMENT].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    fn text(&self, element: &str) -> String {
+        let v = self.call("GET", &format!("/element/{element}/text"), Value::Null);
+        v.as_str().unwrap().to_string()
+    }
+
+    fn property(&self, element: &str, name: &str) -> String {
+        let v = self.call(
+            "GET",
+            &format!("/element/{element}/property/{name}"),
+            Value::Null,
+        );
+        v.as_str().unwrap_or_default().to_string()
+    }
+
+    fn click(&self, css: &str) {
+        let e = &self.elements(css)[0];
+        self.call("POST", &format!("/element/{e}/click"), json!({}));
+    }
+
+    /// Waits until the first element matching `css` shows `want` (text, or for an
+    /// input its value).
+    fn wait_for(&self, css: &str, want: &str) {
+        let started = Instant::now();
+        let mut seen = String::new();
+        while started.elapsed() < Duration::from_secs(10) {
+            if let Some(e) = self.elements(css).first() {
+                seen = match self.property(e, "tagName").as_str() {
+                    "INPUT" => self.property(e, "value"),
+                    _ => self.text(e),
+                };
+                if seen == want {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("{css}: {seen:?}, waited for {want:?}");
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.agent.delete(&self.session).call();
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+#[test]
+#[ignore = "needs chromium and chromedriver; .ci/run runs it"]
+fn the_web_board_shows_values_and_plays_a_clicked_move() {
+    let dir = common::tables(fanotb::Board::tsivy(), 4);
+    let server = Server::start(dir.path());
+    let d = Driver::start();
+    let start = "9/9/B8/9/3WW3B w";
+    d.call(
+        "POST",
+        "/url",
+        json!({"url": format!("{}/?position={}", server.base, start.replace(' ', "%20"))}),
+    );
+    d.wait_for("#value", "White to move: win in 49");
+    assert_eq!(d.elements("#board circle.stone").len(), 4);
+    assert_eq!(d.elements("#board circle.white").len(), 2);
+    // Six moves, listed and drawn, coloured by their value for White.
+    let moves = d.elements("#moves li");
+    assert_eq!(moves.len(), 6);
+    assert_eq!(d.text(&moves[0]), "e1-f2 win in 49");
+    assert_eq!(d.property(&moves[0], "className"), "win best");
+    assert_eq!(d.elements("#board g.arrow").len(), 6);
+    assert_eq!(d.elements("#board g.arrow.loss").len(), 2);
+    assert_eq!(d.elements("#moves li.draw").len(), 3);
+
+    // Click the winning move: Black to move, lost.
+    d.click("#moves li[data-move='e1-f2']");
+    d.wait_for("#position", "9/9/B8/5W3/3W4B b");
+    d.wait_for("#value", "Black to move: loss in 48");
+    let url = d.call("GET", "/url", Value::Null);
+    assert!(
+        url.as_str()
+            .unwrap()
+            .ends_with("?position=9%2F9%2FB8%2F5W3%2F3W4B+b"),
+        "{url}"
+    );
+    // Back, then the best move by the button; a move clicked on the board.
+    d.click("#back");
+    d.wait_for("#value", "White to move: win in 49");
+    d.click("#best");
+    d.wait_for("#position", "9/9/B8/5W3/3W4B b");
+    d.click("#board g.arrow[data-move='a3-b2'] polyline");
+    d.wait_for("#position", "9/9/9/1B3W3/3W4B w");
+    d.wait_for("#value", "White to move: win in 47");
+
+    // The principal line, and the tables with their charts.
+    d.click("#line");
+    d.wait_for("#line-moves li", "d1-e1");
+    assert!(d.elements("#table-list tr[data-chart]").len() == 6);
+
+    let png = d.call("GET", "/screenshot", Value::Null);
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(png.as_str().unwrap())
+        .unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../screenshots");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("board.png"), png).unwrap();
+}
