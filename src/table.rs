@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use memmap2::Mmap;
 use rayon::prelude::*;
@@ -36,7 +36,8 @@ pub(crate) const HEADER_LEN: usize = 128;
 /// Entries per block: a value block is 8 KiB raw, a depth block 64 KiB.
 pub(crate) const BLOCK_ENTRIES: u32 = 32768;
 const ZSTD_LEVEL: i32 = 9;
-const CACHE_BLOCKS: usize = 256;
+/// Default bytes of decompressed blocks a thread keeps: 256 depth blocks.
+pub(crate) const DEFAULT_CACHE_BYTES: usize = 16 << 20;
 
 /// A rule-aware table's code of a cursed win (drawn under the limit).
 pub(crate) const CURSED: u16 = 0xffff;
@@ -688,12 +689,26 @@ enum Stream {
 /// Which table file, stream and block a cached block is.
 type BlockKey = (u64, Stream, usize);
 
+/// Decompressed blocks of one thread, and their bytes.
+#[derive(Default)]
+struct BlockCache {
+    blocks: HashMap<BlockKey, Vec<u8>>,
+    bytes: usize,
+}
+
 thread_local! {
     /// Decompressed blocks, per thread, so that probes from many threads share no
-    /// lock and no cache line. At most `CACHE_BLOCKS` blocks (2 MiB of value blocks,
-    /// 16 MiB of depth blocks) a thread; when full, any block makes room (the cache
-    /// only bounds memory).
-    static BLOCKS: RefCell<HashMap<BlockKey, Vec<u8>>> = RefCell::new(HashMap::new());
+    /// lock and no cache line. At most `CACHE_BYTES` a thread; when full, any block
+    /// makes room (the cache only bounds memory).
+    static BLOCKS: RefCell<BlockCache> = RefCell::new(BlockCache::default());
+}
+
+/// The bytes of decompressed blocks each thread may keep.
+static CACHE_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_CACHE_BYTES);
+
+/// Sets the bytes of decompressed blocks each thread may keep (0: none).
+pub(crate) fn set_cache_bytes(bytes: usize) {
+    CACHE_BYTES.store(bytes, Relaxed);
 }
 
 /// Numbers table files for the block cache (a closed file's blocks age out).
@@ -938,16 +953,22 @@ impl TableFile {
         let key = (self.id, s, b);
         BLOCKS.with(|cache| {
             let mut cache = cache.borrow_mut();
-            if let Some(blk) = cache.get(&key) {
+            if let Some(blk) = cache.blocks.get(&key) {
                 return Ok(f(blk));
             }
             let blk = self.decompress(s, b)?;
             let r = f(&blk);
-            if cache.len() >= CACHE_BLOCKS {
-                let victim = *cache.keys().next().expect("the cache is not empty");
-                cache.remove(&victim);
+            let budget = CACHE_BYTES.load(Relaxed);
+            while cache.bytes + blk.len() > budget {
+                let Some(&victim) = cache.blocks.keys().next() else {
+                    // The budget is below one block: keep none.
+                    return Ok(r);
+                };
+                let gone = cache.blocks.remove(&victim).expect("a key of the map");
+                cache.bytes -= gone.len();
             }
-            cache.insert(key, blk);
+            cache.bytes += blk.len();
+            cache.blocks.insert(key, blk);
             Ok(r)
         })
     }

@@ -454,3 +454,29 @@ fn depth_sidecars_are_scanned_when_missing_and_verified() {
     let error = reports[0].stats_error.as_deref().unwrap_or("");
     assert!(error.starts_with("depth sidecar"), "{error}");
 }
+
+/// The block cache only saves work: with no cache, or one smaller than the tables,
+/// every probe answers as with the default.
+#[test]
+fn probes_answer_the_same_whatever_the_block_cache() {
+    let board = Board::get(5, 3).unwrap();
+    let dir = common::tables(board, 4);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let solved = naive::solve_all(5, 3, 4);
+    let positions: Vec<Position> = solved
+        .keys()
+        .map(|p| naive::to_text(p).parse().unwrap())
+        .collect();
+    let all = |tb: &Tablebase| -> Vec<_> {
+        positions
+            .iter()
+            .map(|p| (tb.probe(p).unwrap(), tb.moves(p).unwrap().len()))
+            .collect()
+    };
+    let want = all(&tb);
+    for bytes in [0, 20_000, 1 << 30] {
+        Tablebase::set_cache_per_thread(bytes);
+        assert_eq!(all(&Tablebase::open(dir.path()).unwrap()), want, "{bytes}");
+    }
+    Tablebase::set_cache_per_thread(16 << 20);
+}
