@@ -96,7 +96,7 @@ impl Chart for DepthChart<'_> {
     ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         let h = self.histogram;
         root.fill(&WHITE)?;
-        let depths = h.max_depth() as u32 + 1;
+        let depths = h.max_depth() as f64 + 1.0;
         let top = h
             .wins
             .iter()
@@ -105,26 +105,33 @@ impl Chart for DepthChart<'_> {
             .max()
             .unwrap_or(0)
             .max(1);
+        // A log scale: the long tail of deep wins shows beside the bulk.
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, (FONT, 22))
             .margin(14)
             .x_label_area_size(44)
-            .y_label_area_size(84)
-            .build_cartesian_2d((0u32..depths).into_segmented(), 0u64..top + top / 10)?;
+            .y_label_area_size(64)
+            .build_cartesian_2d(-0.5f64..depths - 0.5, (1f64..top as f64 * 2.0).log_scale())?;
         chart
             .configure_mesh()
             .disable_x_mesh()
             .x_desc(self.depth_is)
-            .y_desc("positions")
+            .y_desc("positions (log scale)")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| short_count(*y))
             .label_style((FONT, 14))
             .draw()?;
         for (counts, colour, name) in [(&h.wins, WIN, "wins"), (&h.losses, LOSS, "losses")] {
             chart
                 .draw_series(
-                    Histogram::vertical(&chart)
-                        .style(colour.filled())
-                        .margin(1)
-                        .data(counts.iter().enumerate().map(|(d, &n)| (d as u32, n))),
+                    counts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, n)| **n > 0)
+                        .map(|(d, &n)| {
+                            let x = d as f64;
+                            Rectangle::new([(x - 0.42, 1.0), (x + 0.42, n as f64)], colour.filled())
+                        }),
                 )?
                 .label(name)
                 .legend(move |(x, y)| {
@@ -139,6 +146,18 @@ impl Chart for DepthChart<'_> {
             .border_style(BLACK)
             .draw()
     }
+}
+
+/// 1500000 -> "1.5M": axis labels that fit.
+fn short_count(n: f64) -> String {
+    let (v, unit) = match n {
+        n if n >= 1e9 => (n / 1e9, "G"),
+        n if n >= 1e6 => (n / 1e6, "M"),
+        n if n >= 1e3 => (n / 1e3, "k"),
+        n => (n, ""),
+    };
+    let digits = if v.fract().abs() < 1e-9 { 0 } else { 1 };
+    format!("{v:.digits$}{unit}")
 }
 
 impl Chart for SharesChart<'_> {
