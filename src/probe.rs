@@ -206,7 +206,7 @@ impl Tablebase {
         self.list()?
             .into_iter()
             .map(|(board, limit, sig, path)| {
-                let Table { idx, file } = Table::open(&self.dir, board, limit, sig)?;
+                let Table { idx, file, .. } = Table::open(&self.dir, board, limit, sig)?;
                 let stats = file.header().stats;
                 let longest_win = (stats.wins > 0).then(|| {
                     let (us, them) = idx.unrank(stats.longest_win);
@@ -537,7 +537,7 @@ impl ValueTables {
         let mut tables = HashMap::new();
         let mut checksums = Vec::new();
         for &sig in sigs {
-            let Table { idx, file } = Table::open(dir, board, None, sig)?;
+            let Table { idx, file, .. } = Table::open(dir, board, None, sig)?;
             file.verify_checksums()?;
             checksums.push((sig, file.file_checksum()));
             tables.insert(sig, (idx, file.read_values()?));

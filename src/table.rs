@@ -466,6 +466,8 @@ fn table_name(sig: Signature, width: usize, height: usize, limit: Option<Limit>)
 pub(crate) struct Table {
     pub(crate) idx: Indexer,
     pub(crate) file: TableFile,
+    /// Its depth histogram, once asked for (`Table::depths`).
+    pub(crate) depths: std::sync::OnceLock<crate::depths::DepthHistogram>,
 }
 
 impl Table {
@@ -496,7 +498,11 @@ impl Table {
                 idx.size()
             )));
         }
-        Ok(Table { idx, file })
+        Ok(Table {
+            idx,
+            file,
+            depths: Default::default(),
+        })
     }
 
     /// The whole table decoded into memory, for readers that visit every entry.

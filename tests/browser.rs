@@ -1,7 +1,7 @@
 //! The web board in headless Chromium, driven through ChromeDriver's WebDriver
 //! protocol: the page draws the position and its values, a click plays a move,
-//! back and "play the best move" work, the URL follows; a screenshot is saved to
-//! `target/screenshots/board.png`.
+//! back and "play the best move" work, the URL follows, a phone's width needs no
+//! sideways scrolling; screenshots are saved to `target/screenshots/`.
 //!
 //! Needs Debian's `chromium` and `chromium-driver`: `.ci/run` installs them and runs
 //! `cargo test --release --test browser -- --ignored`.
@@ -108,6 +108,18 @@ impl Driver {
         v.as_str().unwrap_or_default().to_string()
     }
 
+    /// Saves a screenshot to `target/screenshots/NAME`.
+    fn screenshot(&self, name: &str) {
+        let png = self.call("GET", "/screenshot", Value::Null);
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(png.as_str().unwrap())
+            .unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../screenshots");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join(name), png).unwrap();
+    }
+
     fn click(&self, css: &str) {
         let e = &self.elements(css)[0];
         self.call("POST", &format!("/element/{e}/click"), json!({}));
@@ -191,12 +203,19 @@ fn the_web_board_shows_values_and_plays_a_clicked_move() {
     d.wait_for("#line-moves li", "d1-e1");
     assert!(d.elements("#table-list tr[data-chart]").len() == 6);
 
-    let png = d.call("GET", "/screenshot", Value::Null);
-    let png = base64::engine::general_purpose::STANDARD
-        .decode(png.as_str().unwrap())
-        .unwrap();
-    assert_eq!(&png[1..4], b"PNG");
-    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../screenshots");
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(out.join("board.png"), png).unwrap();
+    d.screenshot("board.png");
+
+    // On a phone's width the page fits: nothing scrolls sideways.
+    d.call("POST", "/window/rect", json!({"width": 412, "height": 915}));
+    let widths = d.call(
+        "POST",
+        "/execute/sync",
+        json!({"script": "return [document.documentElement.scrollWidth, window.innerWidth]", "args": []}),
+    );
+    let (page, window) = (widths[0].as_u64().unwrap(), widths[1].as_u64().unwrap());
+    assert!(
+        window <= 412 && page <= window,
+        "page {page} px in a {window} px window"
+    );
+    d.screenshot("board-phone.png");
 }
