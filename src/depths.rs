@@ -30,8 +30,19 @@ pub struct DepthHistogram {
 impl DepthHistogram {
     /// Counts a decoded table.
     pub(crate) fn count(side: &Indexer, codes: &[u16], limit: Option<Limit>) -> DepthHistogram {
+        DepthHistogram::count_slice(side, 0, codes, limit)
+    }
+
+    /// Counts the entries from `first` on (a class boundary); `merge` the slices.
+    pub(crate) fn count_slice(
+        side: &Indexer,
+        first: u64,
+        codes: &[u16],
+        limit: Option<Limit>,
+    ) -> DepthHistogram {
         fold_weighted(
             side,
+            first,
             codes,
             DepthHistogram::default,
             |h, _, w, code| {
@@ -53,7 +64,7 @@ impl DepthHistogram {
         )
     }
 
-    fn merge(mut self, other: DepthHistogram) -> DepthHistogram {
+    pub(crate) fn merge(mut self, other: DepthHistogram) -> DepthHistogram {
         for (mine, theirs) in [
             (&mut self.wins, other.wins),
             (&mut self.losses, other.losses),

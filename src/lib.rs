@@ -12,6 +12,8 @@ mod certificate;
 mod check;
 mod checkpoint;
 mod depths;
+#[cfg(feature = "mpi")]
+mod distributed;
 mod durable;
 mod index;
 mod limit;
@@ -33,6 +35,8 @@ pub use certificate::{Certificate, CertificateError, Entry, Part};
 pub use check::{CheckError, CheckReport, check_proof};
 pub use checkpoint::CheckpointError;
 pub use depths::DepthHistogram;
+#[cfg(feature = "mpi")]
+pub use distributed::{PairTraffic, generate_distributed};
 pub use durable::LockError;
 pub use index::{Signature, SignatureError};
 pub use limit::{Limit, LimitError, Limited};

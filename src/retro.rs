@@ -24,7 +24,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -110,6 +110,9 @@ pub enum GenerateError {
         /// Cores available to this process.
         cores: usize,
     },
+    /// A distributed build cannot go on (why).
+    #[error("distributed build: {0}")]
+    Distributed(String),
     /// The worker thread pool could not be started.
     #[error("cannot start {threads} worker threads")]
     Threads {
@@ -241,7 +244,7 @@ static PAIR_PEAK: AtomicU64 = AtomicU64::new(0);
 
 /// Starts a new peak for `pair_peak`, so each pair reports its own (Linux; elsewhere
 /// the peak stays the process's). `peak_rss` still covers the whole run.
-fn reset_peak_rss() {
+pub(crate) fn reset_peak_rss() {
     if let Some(p) = pair_peak() {
         EARLIER_PEAK.fetch_max(p, Relaxed);
     }
@@ -250,7 +253,7 @@ fn reset_peak_rss() {
 }
 
 /// Peak resident memory since the current pair began, in bytes (Linux).
-fn pair_peak() -> Option<u64> {
+pub(crate) fn pair_peak() -> Option<u64> {
     let now = status_bytes("VmHWM:")?;
     Some(PAIR_PEAK.fetch_max(now, Relaxed).max(now))
 }
@@ -299,16 +302,7 @@ fn generate_tables(
     opts: &Options,
     mut report: impl FnMut(&TableReport),
 ) -> Result<Vec<TableReport>, GenerateError> {
-    for &sig in targets {
-        if sig.stones() > board.points() {
-            return Err(GenerateError::TooMany {
-                sig,
-                stones: sig.stones(),
-                points: board.points(),
-                board: board.size_name(),
-            });
-        }
-    }
+    check_targets(board, targets)?;
     let todo = plan_build(dir, board, targets, opts.limit)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if let Some(asked) = opts.threads.filter(|&n| n == 0 || n > cores) {
@@ -354,6 +348,19 @@ fn generate_tables(
         }
     }
     Ok(out)
+}
+
+/// Refuses a signature with more stones than the board has points.
+pub(crate) fn check_targets(board: &Board, targets: &[Signature]) -> Result<(), GenerateError> {
+    match targets.iter().find(|s| s.stones() > board.points()) {
+        Some(&sig) => Err(GenerateError::TooMany {
+            sig,
+            stones: sig.stones(),
+            points: board.points(),
+            board: board.size_name(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// What a build will do, estimated before it starts from the signatures alone.
@@ -447,7 +454,7 @@ fn mem_available() -> Option<u64> {
 }
 
 /// The members of a pair (one when N == M).
-fn members(key: Signature) -> Vec<Signature> {
+pub(crate) fn members(key: Signature) -> Vec<Signature> {
     if key.us == key.them {
         vec![key]
     } else {
@@ -470,24 +477,22 @@ fn existing(
     Some(t.file)
 }
 
-fn build_pair(
+/// The reports of a pair whose tables are complete and valid on disk (with their
+/// depth sidecars), or `None` when it is to build.
+pub(crate) fn skipped_reports(
     dir: &Path,
     board: &'static Board,
+    limit: Option<Limit>,
     key: Signature,
-    opts: &Options,
-) -> Result<Vec<TableReport>, GenerateError> {
-    let sigs = members(key);
-    let limit = opts.limit;
-    let done: Vec<Option<TableFile>> = sigs
+) -> Option<Vec<TableReport>> {
+    let done: Vec<TableFile> = members(key)
         .iter()
         .map(|&s| existing(dir, board, limit, s))
-        .collect();
-    if done.iter().all(Option::is_some) {
-        // A checkpoint left by a run killed after writing both tables.
-        remove_checkpoint(dir, board, limit, key);
-        return Ok(done
-            .into_iter()
-            .flatten()
+        .collect::<Option<_>>()?;
+    // A checkpoint left by a run killed after writing both tables.
+    remove_checkpoint(dir, board, limit, key);
+    Some(
+        done.into_iter()
             .map(|t| TableReport {
                 sig: t.header().sig,
                 limit,
@@ -501,7 +506,19 @@ fn build_pair(
                 resumed_at_depth: None,
                 memory_bound: 0,
             })
-            .collect());
+            .collect(),
+    )
+}
+
+fn build_pair(
+    dir: &Path,
+    board: &'static Board,
+    key: Signature,
+    opts: &Options,
+) -> Result<Vec<TableReport>, GenerateError> {
+    let limit = opts.limit;
+    if let Some(done) = skipped_reports(dir, board, limit, key) {
+        return Ok(done);
     }
     reset_peak_rss();
     // What the process already holds (the program, memory the allocator kept from
@@ -587,7 +604,7 @@ type Deps = (HashMap<Signature, Decoded>, Vec<(Signature, u64)>);
 
 /// Loads every smaller table the pair's captures lead to; also returns their file
 /// checksums, in signature order.
-fn load_deps(
+pub(crate) fn load_deps(
     dir: &Path,
     board: &'static Board,
     limit: Option<Limit>,
@@ -765,7 +782,7 @@ fn solve_pair(
         std::time::Duration::ZERO,
         opts.checkpoint_every.is_some(),
     );
-    pair.propagate(key, from, opts, |pair, at| {
+    pair.propagate(key, from, opts, &Alone, |pair, at| {
         let every = opts.checkpoint_every.unwrap_or_default();
         if saving && Some(at) != resumed && last_save.elapsed() >= every.max(10 * save_cost) {
             let t = Instant::now();
@@ -823,26 +840,63 @@ fn mark_cursed(
 /// The working state of a signature pair: one code per entry of each side, and per
 /// chunk of entries the depths decided in it (bit min(depth, 63)), so that a level
 /// visits only the chunks that hold entries of that depth.
-struct Pair {
+pub(crate) struct Pair {
     board: &'static Board,
     /// The no-capture limit of a rule-aware build.
     limit: Option<Limit>,
-    sides: Vec<Indexer>,
-    states: Vec<Vec<AtomicU16>>,
+    pub(crate) sides: Vec<Indexer>,
+    /// Per side, the first entry held here: 0, or in a distributed build the start
+    /// of this process's slice (a class boundary).
+    pub(crate) first: Vec<u64>,
+    pub(crate) states: Vec<Vec<AtomicU16>>,
     marks: Vec<Vec<AtomicU64>>,
+}
+
+/// Moves predecessors' notifications between the processes that hold a pair's
+/// slices; a single process holds all of it.
+pub(crate) trait Exchange {
+    /// Sends each predecessor entry of `side` held elsewhere to its holder; returns
+    /// the entries of `side` the others sent here.
+    fn exchange(&self, side: usize, remote: Vec<u64>) -> Result<Vec<u64>, GenerateError>;
+    /// Whether any process found an entry at this level.
+    fn any(&self, found: bool) -> bool;
+}
+
+/// The whole pair in one process: nothing to send.
+struct Alone;
+
+impl Exchange for Alone {
+    fn exchange(&self, _: usize, remote: Vec<u64>) -> Result<Vec<u64>, GenerateError> {
+        debug_assert!(remote.is_empty(), "one process holds every entry");
+        Ok(remote)
+    }
+    fn any(&self, found: bool) -> bool {
+        found
+    }
 }
 
 impl Pair {
     fn new(board: &'static Board, sigs: &[Signature], limit: Option<Limit>) -> Pair {
+        Pair::slice(board, sigs, limit, |side| 0..side.size())
+    }
+
+    /// The entries `range(side)` of each side (class boundaries).
+    pub(crate) fn slice(
+        board: &'static Board,
+        sigs: &[Signature],
+        limit: Option<Limit>,
+        range: impl Fn(&Indexer) -> std::ops::Range<u64>,
+    ) -> Pair {
         let sides: Vec<Indexer> = sigs.iter().map(|&s| Indexer::new(board, s)).collect();
-        let states = sides
+        let ranges: Vec<_> = sides.iter().map(range).collect();
+        let states = ranges
             .iter()
-            .map(|s| (0..s.size()).map(|_| AtomicU16::new(0)).collect())
+            .map(|r| r.clone().map(|_| AtomicU16::new(0)).collect())
             .collect();
-        let marks = sides
+        let marks = ranges
             .iter()
-            .map(|s| {
-                (0..s.size().div_ceil(CHUNK as u64))
+            .map(|r| {
+                (0..(r.end - r.start).div_ceil(CHUNK as u64))
                     .map(|_| AtomicU64::new(0))
                     .collect()
             })
@@ -851,6 +905,7 @@ impl Pair {
             board,
             limit,
             sides,
+            first: ranges.iter().map(|r| r.start).collect(),
             states,
             marks,
         }
@@ -864,7 +919,7 @@ impl Pair {
     /// Stage 1: values every capture position from the smaller tables, every
     /// position with no move as lost in 0, and gives the others their counters.
     /// Returns the largest code decided.
-    fn initialise(&self, deps: &HashMap<Signature, Decoded>, opts: &Options) -> u16 {
+    pub(crate) fn initialise(&self, deps: &HashMap<Signature, Decoded>, opts: &Options) -> u16 {
         let board = self.board;
         let max_init = AtomicU64::new(0);
         for (t, side) in self.sides.iter().enumerate() {
@@ -878,7 +933,7 @@ impl Pair {
             self.states[t].par_chunks(CHUNK).enumerate().for_each_init(
                 || (Vec::new(), CaptureBatch::new(self.limit.is_some())),
                 |(succ, batch), (c, chunk)| {
-                    let first = (c * CHUNK) as u64;
+                    let first = self.first[t] + (c * CHUNK) as u64;
                     let mut local_max = 0;
                     let mut mask = 0u64;
                     let mut decided = |cell: usize, code: u16| {
@@ -937,18 +992,19 @@ impl Pair {
     /// rule-aware codes, whose losses make wins three levels on) and every code set by
     /// stage 1 has been passed, or the next level would pass the limit.
     /// `at_level` is called at each level boundary.
-    fn propagate(
+    pub(crate) fn propagate(
         &self,
         key: Signature,
         from: Resume,
         opts: &Options,
+        net: &impl Exchange,
         mut at_level: impl FnMut(&Pair, Resume) -> Result<(), GenerateError>,
     ) -> Result<(), GenerateError> {
         let Resume {
             mut level,
             max_init,
         } = from;
-        let total: u64 = self.sides.iter().map(Indexer::size).sum();
+        let total: u64 = self.states.iter().map(|s| s.len() as u64).sum();
         let bar = Stage::new(opts, format!("{key} pair"), total);
         let (quiet, last) = match self.limit {
             // Level 2N - 1 (wins at T = N - 1) decides the last losses, at T = N.
@@ -974,9 +1030,15 @@ impl Pair {
             });
             let mut any = false;
             for t in 0..self.sides.len() {
-                any |= self.propagate_level(t, level, &bar);
+                let (found, remote) = self.propagate_level(t, level, &bar);
+                let o = self.other(t);
+                let here = net.exchange(o, remote)?;
+                let (lost, next) = self.successor(level);
+                here.par_iter()
+                    .for_each(|&q| self.notify_local(o, q - self.first[o], lost, next));
+                any |= found;
             }
-            empty = if any { 0 } else { empty + 1 };
+            empty = if net.any(any) { 0 } else { empty + 1 };
             if empty >= quiet && level >= max_init {
                 break;
             }
@@ -986,55 +1048,82 @@ impl Pair {
         Ok(())
     }
 
+    /// What a predecessor of an entry decided at `level` learns: whether its
+    /// successor is lost, and the code it takes if that decides it (a win one ply
+    /// further; for rule-aware codes T + 1 of a win is three codes on from T of a
+    /// loss; or the loss that follows its last win).
+    fn successor(&self, level: u16) -> (bool, u16) {
+        let code = level + 1;
+        let lost = level.is_multiple_of(2);
+        match (lost, self.limit) {
+            (true, Some(_)) => (lost, code + 3),
+            _ => (lost, code + 1),
+        }
+    }
+
+    /// Notifies entry `local` of side `o` held here, marking its chunk if that
+    /// decides it.
+    fn notify_local(&self, o: usize, local: u64, lost: bool, next: u16) {
+        if notify(&self.states[o][local as usize], lost, next) {
+            self.marks[o][local as usize / CHUNK].fetch_or(depth_bit(next), Relaxed);
+        }
+    }
+
     /// Un-moves every entry of side `t` decided at depth `level` and notifies its
-    /// predecessors. Returns whether there was any.
-    fn propagate_level(&self, t: usize, level: u16, bar: &Stage) -> bool {
+    /// predecessors held here. Returns whether there was any, and the predecessors
+    /// held elsewhere.
+    fn propagate_level(&self, t: usize, level: u16, bar: &Stage) -> (bool, Vec<u64>) {
         let (board, side) = (self.board, &self.sides[t]);
         let o = self.other(t);
-        let (prev, prev_states, prev_marks) = (&self.sides[o], &self.states[o], &self.marks[o]);
+        let prev = &self.sides[o];
+        let (first_o, held_o) = (self.first[o], self.states[o].len() as u64);
         let code = level + 1;
         let bit = depth_bit(code);
-        let lost = level.is_multiple_of(2);
-        // What a predecessor becomes: a win one ply further (for rule-aware codes, T
-        // + 1 of a win is three codes on from T of a loss), or the loss that follows
-        // its last win.
-        let next = match (lost, self.limit) {
-            (true, Some(_)) => code + 3,
-            _ => code + 1,
-        };
-        let any = AtomicBool::new(false);
-        self.states[t].par_chunks(CHUNK).enumerate().for_each_init(
-            Vec::new,
-            |preds, (c, chunk)| {
-                if self.marks[t][c].load(Relaxed) & bit == 0 {
-                    bar.inc(chunk.len() as u64);
-                    return;
-                }
-                let first = (c * CHUNK) as u64;
-                for (i, cell) in chunk.iter().enumerate() {
-                    if cell.load(Relaxed) != code {
-                        continue;
-                    }
-                    any.store(true, Relaxed);
-                    let (us, them) = side.unrank(first + i as u64);
-                    unmoves(board, us, them, prev, preds);
-                    for &q in preds.iter() {
-                        if notify(&prev_states[q as usize], lost, next) {
-                            prev_marks[q as usize / CHUNK].fetch_or(depth_bit(next), Relaxed);
+        let (lost, next) = self.successor(level);
+        self.states[t]
+            .par_chunks(CHUNK)
+            .enumerate()
+            .fold(
+                || (false, Vec::new(), Vec::new()),
+                |(mut any, mut remote, mut preds), (c, chunk)| {
+                    if self.marks[t][c].load(Relaxed) & bit != 0 {
+                        let first = self.first[t] + (c * CHUNK) as u64;
+                        for (i, cell) in chunk.iter().enumerate() {
+                            if cell.load(Relaxed) != code {
+                                continue;
+                            }
+                            any = true;
+                            let (us, them) = side.unrank(first + i as u64);
+                            unmoves(board, us, them, prev, &mut preds);
+                            for &q in preds.iter() {
+                                match q.wrapping_sub(first_o) {
+                                    local if local < held_o => {
+                                        self.notify_local(o, local, lost, next)
+                                    }
+                                    _ => remote.push(q),
+                                }
+                            }
                         }
                     }
-                }
-                bar.inc(chunk.len() as u64);
-            },
-        );
-        any.into_inner()
+                    bar.inc(chunk.len() as u64);
+                    (any, remote, preds)
+                },
+            )
+            .map(|(any, remote, _)| (any, remote))
+            .reduce(
+                || (false, Vec::new()),
+                |(a, mut x), (b, y)| {
+                    x.extend(y);
+                    (a || b, x)
+                },
+            )
     }
 
     /// Stage 3: what is still undecided is a draw; redundant entries take their
     /// canonical twin's code.
-    fn finish(self) -> Vec<(Indexer, Vec<u16>)> {
+    pub(crate) fn finish(self) -> Vec<(Indexer, Vec<u16>)> {
         let mut out = Vec::new();
-        for (side, state) in self.sides.into_iter().zip(self.states) {
+        for ((side, state), start) in self.sides.into_iter().zip(self.states).zip(self.first) {
             let mut codes: Vec<u16> = state
                 .into_iter()
                 .map(|c| {
@@ -1045,12 +1134,14 @@ impl Pair {
             // A redundant entry's canonical twin is in the same class with a smaller
             // rank, so one pass per class, in order, fills it in place.
             let per_class = side.per_class() as usize;
+            let first_class = start / per_class as u64;
             codes
                 .par_chunks_mut(per_class)
                 .enumerate()
-                .filter(|(class, _)| side.class_is_symmetric(*class as u64))
+                .map(|(c, chunk)| (first_class + c as u64, chunk))
+                .filter(|(class, _)| side.class_is_symmetric(*class))
                 .for_each(|(class, chunk)| {
-                    let first = (class * per_class) as u64;
+                    let first = class * per_class as u64;
                     for i in 0..chunk.len() {
                         if chunk[i] == REDUNDANT {
                             let (us, them) = side.unrank(first + i as u64);

@@ -219,8 +219,15 @@ impl Stats {
     /// symmetry orbit). The longest win of a rule-aware table is its largest T; it
     /// is the first entry of that depth, whatever the number of threads.
     pub(crate) fn count(side: &Indexer, codes: &[u16], limit: Option<Limit>) -> Stats {
-        let mut total = fold_weighted(
+        Stats::count_slice(side, 0, codes).finished(limit)
+    }
+
+    /// The raw counts of the entries from `first` on (`merge` them in order, then
+    /// `finished`).
+    pub(crate) fn count_slice(side: &Indexer, first: u64, codes: &[u16]) -> Stats {
+        fold_weighted(
             side,
+            first,
             codes,
             Stats::default,
             |s, index, w, c| match code_wdl(c) {
@@ -239,49 +246,62 @@ impl Stats {
                 }
                 Wdl::Loss => s.losses += w,
             },
-            |mut a, b| {
-                // `b` holds later entries: it takes the longest win only if longer.
-                if b.wins > 0 && (a.wins == 0 || b.max_win_depth > a.max_win_depth) {
-                    a.max_win_depth = b.max_win_depth;
-                    a.longest_win = b.longest_win;
-                }
-                a.wins += b.wins;
-                a.draws += b.draws;
-                a.losses += b.losses;
-                a.cursed += b.cursed;
-                a.blessed += b.blessed;
-                a
-            },
-        );
-        total.placements = total.wins + total.draws + total.losses;
-        if limit.is_some() && total.wins > 0 {
-            total.max_win_depth = code_limited(total.max_win_depth as u16 + 1)
+            Stats::merge,
+        )
+    }
+
+    /// Counts of consecutive entries: `b`'s entries come after `a`'s, so it takes
+    /// the longest win only if longer.
+    pub(crate) fn merge(mut a: Stats, b: Stats) -> Stats {
+        if b.wins > 0 && (a.wins == 0 || b.max_win_depth > a.max_win_depth) {
+            a.max_win_depth = b.max_win_depth;
+            a.longest_win = b.longest_win;
+        }
+        a.wins += b.wins;
+        a.draws += b.draws;
+        a.losses += b.losses;
+        a.cursed += b.cursed;
+        a.blessed += b.blessed;
+        a
+    }
+
+    /// The header's figures from merged raw counts: the placements, and a
+    /// rule-aware table's longest win as T.
+    pub(crate) fn finished(mut self, limit: Option<Limit>) -> Stats {
+        self.placements = self.wins + self.draws + self.losses;
+        if limit.is_some() && self.wins > 0 {
+            self.max_win_depth = code_limited(self.max_win_depth as u16 + 1)
                 .plies_to_capture()
                 .expect("a win has a T");
         }
-        total
+        self
     }
 }
 
 /// Folds every entry of a decoded table with its weight (the placements it stands
 /// for: its orbit, or 0 for a redundant entry), in parallel over symmetry classes.
-/// `add(acc, index, weight, code)` sees a class's entries in order; `merge(a, b)`
-/// gets `b` from later entries than `a`.
+/// `codes` are the entries from `first` on, a class boundary (a slice of the table,
+/// in a distributed build). `add(acc, index, weight, code)` sees a class's entries
+/// in order; `merge(a, b)` gets `b` from later entries than `a`.
 pub(crate) fn fold_weighted<A: Send>(
     side: &Indexer,
+    first: u64,
     codes: &[u16],
     init: impl Fn() -> A + Sync + Send,
     add: impl Fn(&mut A, u64, u64, u16) + Sync + Send,
     merge: impl Fn(A, A) -> A + Sync + Send,
 ) -> A {
     let per_class = side.per_class() as usize;
+    debug_assert_eq!(first % per_class as u64, 0, "a slice starts a class");
+    let first_class = first / per_class as u64;
     let full = side.board().symmetries().len() as u64;
     codes
         .par_chunks(per_class)
         .enumerate()
-        .fold(&init, |mut acc, (class, chunk)| {
-            let first = (class * per_class) as u64;
-            let symmetric = side.class_is_symmetric(class as u64);
+        .fold(&init, |mut acc, (c, chunk)| {
+            let class = first_class + c as u64;
+            let first = class * per_class as u64;
+            let symmetric = side.class_is_symmetric(class);
             for (i, &c) in chunk.iter().enumerate() {
                 let index = first + i as u64;
                 let w = if symmetric { side.weight(index) } else { full };
@@ -620,15 +640,13 @@ pub(crate) fn write_table(
     codes: &[u16],
     stats: Stats,
 ) -> Result<(u64, u64), TableError> {
-    let header = Header {
-        limit,
-        width: board.width() as u8,
-        height: board.height() as u8,
-        sig,
-        entries: codes.len() as u64,
-        block_entries: BLOCK_ENTRIES,
-        stats,
-    };
+    let streams = compress_blocks(codes, limit);
+    write_blocks(path, board, sig, limit, codes.len() as u64, stats, &streams)
+}
+
+/// The compressed blocks of consecutive entries, value stream then depth stream:
+/// whole blocks from a block boundary (the last one of a table may be short).
+pub(crate) fn compress_blocks(codes: &[u16], limit: Option<Limit>) -> [Vec<Vec<u8>>; 2] {
     let compress = |raw: Vec<u8>| {
         let mut block = zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("zstd compresses in memory");
         // The buffer comes with room for the worst case, about the raw size; every
@@ -637,26 +655,48 @@ pub(crate) fn write_table(
         block
     };
     let chunks: Vec<&[u16]> = codes.chunks(BLOCK_ENTRIES as usize).collect();
-    let streams: [Vec<Vec<u8>>; 2] = [
+    [
         chunks.par_iter().map(|c| compress(pack_wdl(c))).collect(),
         chunks
             .par_iter()
             .map(|c| compress(depth_bytes(c, limit)))
             .collect(),
-    ];
-    let blocks = chunks.len();
+    ]
+}
+
+/// Writes a table of `entries` entries from its compressed blocks (as
+/// `write_table`).
+pub(crate) fn write_blocks(
+    path: &Path,
+    board: &Board,
+    sig: Signature,
+    limit: Option<Limit>,
+    entries: u64,
+    stats: Stats,
+    streams: &[Vec<Vec<u8>>; 2],
+) -> Result<(u64, u64), TableError> {
+    let header = Header {
+        limit,
+        width: board.width() as u8,
+        height: board.height() as u8,
+        sig,
+        entries,
+        block_entries: BLOCK_ENTRIES,
+        stats,
+    };
+    let blocks = streams[0].len();
     let mut head = Vec::with_capacity(HEADER_LEN + 4 * (blocks + 1) * 8);
     head.extend_from_slice(&header.encode());
     let dir_len = 2 * (blocks + 1) * 8 + 2 * blocks * 8 + 8;
     let mut offset = (HEADER_LEN + dir_len) as u64;
-    for stream in &streams {
+    for stream in streams {
         for block in stream {
             head.extend_from_slice(&offset.to_le_bytes());
             offset += block.len() as u64;
         }
         head.extend_from_slice(&offset.to_le_bytes());
     }
-    for stream in &streams {
+    for stream in streams {
         for block in stream {
             head.extend_from_slice(&xxh3_64(block).to_le_bytes());
         }

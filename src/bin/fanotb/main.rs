@@ -3,6 +3,8 @@
 //! that returns a report (`Serialize` for `--json`, `Display` for text).
 
 mod charts;
+#[cfg(feature = "mpi")]
+mod distributed;
 mod game;
 mod limited;
 mod output;

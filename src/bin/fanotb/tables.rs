@@ -122,6 +122,12 @@ pub struct GenerateArgs {
     /// 250), into DIR/WxH/nN/ (the plain tables first). Example: 60.
     #[arg(long, value_parser = crate::parse_limit)]
     pub no_capture_limit: Option<Limit>,
+    /// Run as one rank of an MPI job, every rank with the same arguments and the
+    /// same (shared) --dir: `mpirun -np 4 fanotb generate --max-stones 6
+    /// --distributed`. Plain tables only.
+    #[cfg(feature = "mpi")]
+    #[arg(long, conflicts_with = "no_capture_limit")]
+    pub distributed: bool,
     #[command(flatten)]
     pub build: BuildArgs,
     #[command(flatten)]
@@ -167,12 +173,16 @@ impl BuildArgs {
 
 #[derive(Serialize)]
 pub struct GenerateReport {
-    board: String,
-    tables: Vec<TableLine>,
-    positions: u64,
-    bytes: u64,
-    seconds: f64,
-    peak_rss: u64,
+    pub board: String,
+    pub tables: Vec<TableLine>,
+    pub positions: u64,
+    pub bytes: u64,
+    pub seconds: f64,
+    pub peak_rss: u64,
+    /// Per pair built by a distributed job: each rank's peak and the bytes sent.
+    #[cfg(feature = "mpi")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub distributed: Vec<crate::distributed::TrafficLine>,
 }
 
 impl fmt::Display for GenerateReport {
@@ -203,6 +213,10 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
         limit: a.no_capture_limit,
         ..a.build.options(json)?
     };
+    #[cfg(feature = "mpi")]
+    if a.distributed {
+        return crate::distributed::generate(&a.tables.dir, board, &targets, opts, json);
+    }
     let start = std::time::Instant::now();
     let reports = generate(&a.tables.dir, board, &targets, &opts, |r| {
         if !json {
@@ -216,6 +230,8 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
         tables: reports.iter().map(TableLine::from).collect(),
         seconds: start.elapsed().as_secs_f64(),
         peak_rss: peak_rss().unwrap_or(0),
+        #[cfg(feature = "mpi")]
+        distributed: Vec::new(),
     })
 }
 

@@ -1,0 +1,417 @@
+//! The generator on MPI (feature `mpi`): every rank holds a slice of each side of a
+//! pair, whole symmetry classes, runs stage 1 on it, and at each depth level sends
+//! the predecessors its decided entries notify to the ranks that hold them (one
+//! all-to-all exchange a side a level); a reduction over the ranks decides when a
+//! level found nothing. The tables come out byte-identical to `generate`: the codes
+//! are redistributed into whole blocks, each rank compresses its blocks, rank 0
+//! writes the file. The smaller tables are read by every rank from the shared
+//! table directory. A job resumes at pair granularity: a restarted job skips the
+//! pairs whose tables are complete.
+
+use std::cell::RefCell;
+use std::path::Path;
+use std::time::Instant;
+
+use mpi::collective::SystemOperation;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use mpi::Count;
+
+use crate::board::Board;
+use crate::depths::{DepthHistogram, write_sidecar};
+use crate::durable::{DirLock, remove_tmp_files};
+use crate::index::{Indexer, Signature};
+use crate::retro::{
+    Exchange, GenerateError, Options, Pair, Resume, TableReport, build_plan, check_targets,
+    load_deps, members, pair_peak, plan_build, reset_peak_rss, skipped_reports,
+};
+use crate::table::{
+    BLOCK_ENTRIES, Stats, TableError, compress_blocks, table_path, tables_dir, write_blocks,
+};
+
+/// What the ranks measured while building one pair.
+#[derive(Clone, Debug)]
+pub struct PairTraffic {
+    /// The pair, by its smaller-first member.
+    pub key: Signature,
+    /// Peak resident memory of each rank while it built the pair (when the OS tells).
+    pub peak_rss: Vec<Option<u64>>,
+    /// Bytes the ranks sent each other at each exchange (two a level for a pair of
+    /// two tables), summed over the ranks.
+    pub bytes_per_exchange: Vec<u64>,
+    /// Seconds rank 0 took to read the smaller tables from the shared directory.
+    pub deps_seconds: f64,
+    /// Seconds for the pair, stage 1 to the written files.
+    pub seconds: f64,
+}
+
+/// Builds the tables of `targets` as one rank of `world` (every rank calls it, with
+/// the same arguments); rank 0 writes the files and gets the reports, the other
+/// ranks empty lists. Plain tables only: rule-aware builds run on one machine.
+///
+/// # Errors
+/// As `generate`. A rank that fails returns its error; the caller should abort the
+/// job (`SimpleCommunicator::abort`), as the other ranks wait in a collective.
+pub fn generate_distributed(
+    world: &SimpleCommunicator,
+    dir: &Path,
+    board: &'static Board,
+    targets: &[Signature],
+    opts: &Options,
+    mut report: impl FnMut(&TableReport, Option<&PairTraffic>),
+) -> Result<(Vec<TableReport>, Vec<PairTraffic>), GenerateError> {
+    if opts.limit.is_some() {
+        return Err(GenerateError::Distributed(
+            "rule-aware tables (--no-capture-limit) are built on one machine".into(),
+        ));
+    }
+    check_targets(board, targets)?;
+    let root = world.process_at_rank(0);
+    let rank0 = world.rank() == 0;
+    let mut _lock = None;
+    if rank0 {
+        _lock = Some(DirLock::acquire(dir)?);
+        let tables = tables_dir(dir, board, None);
+        remove_tmp_files(&tables).map_err(|source| TableError::Io {
+            path: tables.clone(),
+            source,
+        })?;
+        let plan = plan_build(dir, board, targets, None)?;
+        if let Some(o) = opts.observer.as_ref().filter(|_| !plan.pairs.is_empty()) {
+            o.plan(&plan, opts.threads.unwrap_or(1) * world.size() as usize);
+        }
+    }
+    world.barrier();
+    let (mut out, mut traffic) = (Vec::new(), Vec::new());
+    for key in build_plan(targets) {
+        // Rank 0 looks at the shared directory; every rank follows its decision.
+        let skipped = if rank0 {
+            skipped_reports(dir, board, None, key)
+        } else {
+            None
+        };
+        let mut done = u8::from(skipped.is_some());
+        root.broadcast_into(&mut done);
+        if done == 1 {
+            for r in skipped.into_iter().flatten() {
+                report(&r, None);
+                out.push(r);
+            }
+            continue;
+        }
+        let (reports, t) = build_pair(world, dir, board, key, opts)?;
+        for r in &reports {
+            report(r, t.as_ref());
+        }
+        out.extend(reports);
+        traffic.extend(t);
+    }
+    Ok((out, traffic))
+}
+
+/// The first entry of `rank`'s slice of `side`, of `ranks`: whole classes, as
+/// evenly as classes allow.
+fn slice_start(side: &Indexer, rank: usize, ranks: usize) -> u64 {
+    let classes = side.size() / side.per_class();
+    (classes as u128 * rank as u128 / ranks as u128) as u64 * side.per_class()
+}
+
+/// The first entry of `rank`'s whole blocks of `side`, for writing.
+fn block_start(side: &Indexer, rank: usize, ranks: usize) -> u64 {
+    let b = BLOCK_ENTRIES as u64;
+    let blocks = side.size().div_ceil(b);
+    ((blocks as u128 * rank as u128 / ranks as u128) as u64 * b).min(side.size())
+}
+
+/// Predecessor notifications over MPI.
+struct Mpi<'w> {
+    world: &'w SimpleCommunicator,
+    /// Per side, the first entry of each rank's slice, then the side's size.
+    bounds: Vec<Vec<u64>>,
+    /// Bytes this rank sent at each exchange.
+    sent: RefCell<Vec<u64>>,
+}
+
+impl Exchange for Mpi<'_> {
+    fn exchange(&self, side: usize, mut remote: Vec<u64>) -> Result<Vec<u64>, GenerateError> {
+        let bounds = &self.bounds[side];
+        let ranks = self.world.size() as usize;
+        // Sorted, the entries fall into one run per holder.
+        remote.sort_unstable();
+        let mut counts = vec![0 as Count; ranks];
+        let mut at = 0;
+        for (r, count) in counts.iter_mut().enumerate() {
+            let end = at + remote[at..].partition_point(|&q| q < bounds[r + 1]);
+            *count = count_of(end - at)?;
+            at = end;
+        }
+        self.sent
+            .borrow_mut()
+            .push(8 * remote.len() as u64);
+        let mut incoming = vec![0 as Count; ranks];
+        self.world.all_to_all_into(&counts[..], &mut incoming[..]);
+        let (send_displs, total_out) = displacements(&counts)?;
+        let (recv_displs, total_in) = displacements(&incoming)?;
+        debug_assert_eq!(total_out as usize, remote.len());
+        let mut here = vec![0u64; total_in as usize];
+        self.world.all_to_all_varcount_into(
+            &Partition::new(&remote[..], &counts[..], &send_displs[..]),
+            &mut PartitionMut::new(&mut here[..], &incoming[..], &recv_displs[..]),
+        );
+        Ok(here)
+    }
+
+    fn any(&self, found: bool) -> bool {
+        let mut any = 0u8;
+        self.world
+            .all_reduce_into(&u8::from(found), &mut any, SystemOperation::max());
+        any == 1
+    }
+}
+
+/// An MPI count: messages are limited to 2^31 - 1 elements.
+fn count_of(n: usize) -> Result<Count, GenerateError> {
+    Count::try_from(n).map_err(|_| {
+        GenerateError::Distributed(format!(
+            "a message of {n} elements, more than MPI's 2^31 - 1: use more ranks"
+        ))
+    })
+}
+
+/// Displacements of consecutive runs of `counts`, and their total.
+fn displacements(counts: &[Count]) -> Result<(Vec<Count>, Count), GenerateError> {
+    let mut displs = Vec::with_capacity(counts.len());
+    let mut total: usize = 0;
+    for &c in counts {
+        displs.push(count_of(total)?);
+        total += c as usize;
+    }
+    Ok((displs, count_of(total)?))
+}
+
+/// Builds one pair on every rank; rank 0 writes its tables and reports them.
+fn build_pair(
+    world: &SimpleCommunicator,
+    dir: &Path,
+    board: &'static Board,
+    key: Signature,
+    opts: &Options,
+) -> Result<(Vec<TableReport>, Option<PairTraffic>), GenerateError> {
+    let (rank, ranks) = (world.rank() as usize, world.size() as usize);
+    let root = world.process_at_rank(0);
+    let sigs = members(key);
+    reset_peak_rss();
+    let start = Instant::now();
+    let (deps, _) = load_deps(dir, board, None, &sigs)?;
+    let deps_seconds = start.elapsed().as_secs_f64();
+    let pair = Pair::slice(board, &sigs, None, |side| {
+        slice_start(side, rank, ranks)..slice_start(side, rank + 1, ranks)
+    });
+    let net = Mpi {
+        world,
+        bounds: pair
+            .sides
+            .iter()
+            .map(|s| (0..=ranks).map(|r| slice_start(s, r, ranks)).collect())
+            .collect(),
+        sent: RefCell::new(Vec::new()),
+    };
+    let local_max = pair.initialise(&deps, opts);
+    drop(deps);
+    let mut max_init = 0u16;
+    world.all_reduce_into(&local_max, &mut max_init, SystemOperation::max());
+    let from = Resume {
+        level: 0,
+        max_init,
+    };
+    pair.propagate(key, from, opts, &net, |_, _| Ok(()))?;
+    let sent = net.sent.take();
+    let mut reports = Vec::new();
+    for (side, codes) in pair.finish() {
+        let first = slice_start(&side, rank, ranks);
+        let stats = Stats::count_slice(&side, first, &codes);
+        let depths = DepthHistogram::count_slice(&side, first, &codes, None);
+        let blocks = to_blocks(world, &side, first, codes)?;
+        let streams = compress_blocks(&blocks, None);
+        drop(blocks);
+        let stats = gather_stats(world, stats);
+        let depths = gather_depths(world, &depths)?;
+        let streams = [gather_blocks(world, &streams[0])?, gather_blocks(world, &streams[1])?];
+        if rank == 0 {
+            let sig = side.signature();
+            let path = table_path(dir, board, None, sig);
+            let stats = stats.finished(None);
+            let (file_bytes, checksum) =
+                write_blocks(&path, board, sig, None, side.size(), stats, &streams)?;
+            write_sidecar(&path, board, sig, None, checksum, &depths)?;
+            reports.push(TableReport {
+                sig,
+                limit: None,
+                path,
+                entries: side.size(),
+                stats,
+                file_bytes,
+                seconds: 0.0,
+                peak_rss: None,
+                skipped: false,
+                resumed_at_depth: None,
+                memory_bound: 0,
+            });
+        }
+    }
+    // Every rank's peak, and the bytes of each exchange summed over the ranks.
+    let peak = pair_peak().unwrap_or(0);
+    let mut peaks = vec![0u64; if rank == 0 { ranks } else { 0 }];
+    let mut bytes = vec![0u64; if rank == 0 { sent.len() } else { 0 }];
+    if rank == 0 {
+        root.gather_into_root(&peak, &mut peaks[..]);
+        root.reduce_into_root(&sent[..], &mut bytes[..], SystemOperation::sum());
+    } else {
+        root.gather_into(&peak);
+        root.reduce_into(&sent[..], SystemOperation::sum());
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    if rank != 0 {
+        return Ok((reports, None));
+    }
+    let peak_rss: Vec<Option<u64>> = peaks.iter().map(|&p| (p > 0).then_some(p)).collect();
+    for r in &mut reports {
+        r.seconds = seconds;
+        r.peak_rss = peak_rss.iter().flatten().max().copied();
+    }
+    Ok((
+        reports,
+        Some(PairTraffic {
+            key,
+            peak_rss,
+            bytes_per_exchange: bytes,
+            deps_seconds,
+            seconds,
+        }),
+    ))
+}
+
+/// Moves the codes of this rank's slice (classes from `first`) to the ranks that
+/// compress them: each rank gets whole blocks. Returns this rank's blocks' codes.
+fn to_blocks(
+    world: &SimpleCommunicator,
+    side: &Indexer,
+    first: u64,
+    codes: Vec<u16>,
+) -> Result<Vec<u16>, GenerateError> {
+    let ranks = world.size() as usize;
+    let rank = world.rank() as usize;
+    let end = first + codes.len() as u64;
+    let mut counts = vec![0 as Count; ranks];
+    for (r, c) in counts.iter_mut().enumerate() {
+        let (lo, hi) = (block_start(side, r, ranks), block_start(side, r + 1, ranks));
+        *c = count_of(hi.min(end).saturating_sub(lo.max(first)) as usize)?;
+    }
+    let mut incoming = vec![0 as Count; ranks];
+    world.all_to_all_into(&counts[..], &mut incoming[..]);
+    let (send_displs, _) = displacements(&counts)?;
+    let (recv_displs, total) = displacements(&incoming)?;
+    let mine = block_start(side, rank + 1, ranks) - block_start(side, rank, ranks);
+    debug_assert_eq!(total as u64, mine);
+    let mut blocks = vec![0u16; total as usize];
+    world.all_to_all_varcount_into(
+        &Partition::new(&codes[..], &counts[..], &send_displs[..]),
+        &mut PartitionMut::new(&mut blocks[..], &incoming[..], &recv_displs[..]),
+    );
+    Ok(blocks)
+}
+
+/// The ranks' counts merged at rank 0, in rank order (the entries' order).
+fn gather_stats(world: &SimpleCommunicator, s: Stats) -> Stats {
+    let root = world.process_at_rank(0);
+    let mine = [
+        s.wins,
+        s.draws,
+        s.losses,
+        s.max_win_depth as u64,
+        s.longest_win,
+        s.cursed,
+        s.blessed,
+    ];
+    if world.rank() != 0 {
+        root.gather_into(&mine[..]);
+        return s;
+    }
+    let mut all = vec![0u64; 7 * world.size() as usize];
+    root.gather_into_root(&mine[..], &mut all[..]);
+    all.chunks(7)
+        .map(|c| Stats {
+            wins: c[0],
+            draws: c[1],
+            losses: c[2],
+            max_win_depth: c[3] as u32,
+            longest_win: c[4],
+            cursed: c[5],
+            blessed: c[6],
+            placements: 0,
+        })
+        .reduce(Stats::merge)
+        .expect("at least one rank")
+}
+
+/// The ranks' depth histograms summed at rank 0.
+fn gather_depths(
+    world: &SimpleCommunicator,
+    h: &DepthHistogram,
+) -> Result<DepthHistogram, GenerateError> {
+    let wins = gather_varcount(world, &h.wins)?;
+    let losses = gather_varcount(world, &h.losses)?;
+    let mut total = DepthHistogram::default();
+    for (w, l) in wins.into_iter().zip(losses) {
+        total = total.merge(DepthHistogram { wins: w, losses: l });
+    }
+    Ok(total)
+}
+
+/// Every rank's compressed blocks at rank 0, in rank order (the blocks' order).
+fn gather_blocks(
+    world: &SimpleCommunicator,
+    blocks: &[Vec<u8>],
+) -> Result<Vec<Vec<u8>>, GenerateError> {
+    let sizes: Vec<u64> = blocks.iter().map(|b| b.len() as u64).collect();
+    let bytes: Vec<u8> = blocks.concat();
+    let sizes = gather_varcount(world, &sizes)?;
+    let bytes = gather_varcount(world, &bytes)?;
+    let mut out = Vec::new();
+    for (sizes, bytes) in sizes.into_iter().zip(bytes) {
+        let mut at = 0;
+        for s in sizes {
+            out.push(bytes[at..at + s as usize].to_vec());
+            at += s as usize;
+        }
+    }
+    Ok(out)
+}
+
+/// Each rank's `v` at rank 0, one vector per rank (none elsewhere).
+fn gather_varcount<T: Equivalence + Copy + Default>(
+    world: &SimpleCommunicator,
+    v: &[T],
+) -> Result<Vec<Vec<T>>, GenerateError> {
+    let root = world.process_at_rank(0);
+    let n = count_of(v.len())?;
+    if world.rank() != 0 {
+        root.gather_into(&n);
+        root.gather_varcount_into(v);
+        return Ok(Vec::new());
+    }
+    let mut counts = vec![0 as Count; world.size() as usize];
+    root.gather_into_root(&n, &mut counts[..]);
+    let (displs, total) = displacements(&counts)?;
+    let mut all = vec![T::default(); total as usize];
+    root.gather_varcount_into_root(
+        v,
+        &mut PartitionMut::new(&mut all[..], &counts[..], &displs[..]),
+    );
+    Ok(counts
+        .iter()
+        .zip(&displs)
+        .map(|(&c, &d)| all[d as usize..(d + c) as usize].to_vec())
+        .collect())
+}
