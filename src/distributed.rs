@@ -22,9 +22,10 @@ use crate::board::Board;
 use crate::depths::{DepthHistogram, write_sidecar};
 use crate::durable::{DirLock, remove_tmp_files};
 use crate::index::{Indexer, Signature};
+use crate::pair_checkpoint::Resume;
 use crate::retro::{
-    Exchange, GenerateError, Options, Pair, Resume, TableReport, build_plan, check_targets,
-    load_deps, members, pair_peak, plan_build, reset_peak_rss, skipped_reports,
+    Exchange, GenerateError, Options, Pair, TableReport, build_plan, check_targets, load_deps,
+    members, pair_peak, plan_build, reset_peak_rss, skipped_reports,
 };
 use crate::table::{
     BLOCK_ENTRIES, Stats, TableError, compress_blocks, table_path, tables_dir, write_blocks,
@@ -67,6 +68,7 @@ pub fn generate_distributed(
         ));
     }
     check_targets(board, targets)?;
+    let threads = global_threads(opts)?;
     let root = world.process_at_rank(0);
     let rank0 = world.rank() == 0;
     let mut _lock = None;
@@ -79,7 +81,7 @@ pub fn generate_distributed(
         })?;
         let plan = plan_build(dir, board, targets, None)?;
         if let Some(o) = opts.observer.as_ref().filter(|_| !plan.pairs.is_empty()) {
-            o.plan(&plan, opts.threads.unwrap_or(1) * world.size() as usize);
+            o.plan(&plan, threads * world.size() as usize);
         }
     }
     world.barrier();
@@ -108,6 +110,29 @@ pub fn generate_distributed(
         traffic.extend(t);
     }
     Ok((out, traffic))
+}
+
+/// Sets rayon's global pool to `opts.threads` (default: every core): MPI is called
+/// from this thread, between the parallel parts, so they run in the global pool.
+fn global_threads(opts: &Options) -> Result<usize, GenerateError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = opts.threads.unwrap_or(cores);
+    if threads == 0 || threads > cores {
+        return Err(GenerateError::ThreadCount {
+            asked: threads,
+            cores,
+        });
+    }
+    // A pool set before (a second build in this process) must have the same size.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global();
+    match rayon::current_num_threads() {
+        n if n == threads => Ok(threads),
+        n => Err(GenerateError::Distributed(format!(
+            "{threads} threads asked for, but this process already runs {n}"
+        ))),
+    }
 }
 
 /// The first entry of `rank`'s slice of `side`, of `ranks`: whole classes, as
@@ -154,11 +179,18 @@ impl Exchange for Mpi<'_> {
         let (send_displs, total_out) = displacements(&counts)?;
         let (recv_displs, total_in) = displacements(&incoming)?;
         debug_assert_eq!(total_out as usize, remote.len());
-        let mut here = vec![0u64; total_in as usize];
+        let pad = buffer::<u64>(0);
+        let remote = if remote.is_empty() { &pad[..0] } else { &remote[..] };
+        let mut here = buffer(total_in as usize);
         self.world.all_to_all_varcount_into(
-            &Partition::new(&remote[..], &counts[..], &send_displs[..]),
-            &mut PartitionMut::new(&mut here[..], &incoming[..], &recv_displs[..]),
+            &Partition::new(remote, &counts[..], &send_displs[..]),
+            &mut PartitionMut::new(
+                &mut here[..total_in as usize],
+                &incoming[..],
+                &recv_displs[..],
+            ),
         );
+        here.truncate(total_in as usize);
         Ok(here)
     }
 
@@ -168,6 +200,12 @@ impl Exchange for Mpi<'_> {
             .all_reduce_into(&u8::from(found), &mut any, SystemOperation::max());
         any == 1
     }
+}
+
+/// A receive buffer of `n` elements, allocated even for none: an empty `Vec`'s
+/// dangling pointer may equal the send buffer's, which MPI refuses as aliasing.
+fn buffer<T: Copy + Default>(n: usize) -> Vec<T> {
+    vec![T::default(); n.max(1)]
 }
 
 /// An MPI count: messages are limited to 2^31 - 1 elements.
@@ -314,11 +352,14 @@ fn to_blocks(
     let (recv_displs, total) = displacements(&incoming)?;
     let mine = block_start(side, rank + 1, ranks) - block_start(side, rank, ranks);
     debug_assert_eq!(total as u64, mine);
-    let mut blocks = vec![0u16; total as usize];
+    let pad = buffer::<u16>(0);
+    let codes = if codes.is_empty() { &pad[..0] } else { &codes[..] };
+    let mut blocks = buffer(total as usize);
     world.all_to_all_varcount_into(
-        &Partition::new(&codes[..], &counts[..], &send_displs[..]),
-        &mut PartitionMut::new(&mut blocks[..], &incoming[..], &recv_displs[..]),
+        &Partition::new(codes, &counts[..], &send_displs[..]),
+        &mut PartitionMut::new(&mut blocks[..total as usize], &incoming[..], &recv_displs[..]),
     );
+    blocks.truncate(total as usize);
     Ok(blocks)
 }
 
@@ -396,6 +437,9 @@ fn gather_varcount<T: Equivalence + Copy + Default>(
 ) -> Result<Vec<Vec<T>>, GenerateError> {
     let root = world.process_at_rank(0);
     let n = count_of(v.len())?;
+    // An empty slice's dangling pointer can be Open MPI's MPI_IN_PLACE, (void *) 1.
+    let pad = buffer::<T>(0);
+    let v = if v.is_empty() { &pad[..0] } else { v };
     if world.rank() != 0 {
         root.gather_into(&n);
         root.gather_varcount_into(v);
@@ -404,10 +448,10 @@ fn gather_varcount<T: Equivalence + Copy + Default>(
     let mut counts = vec![0 as Count; world.size() as usize];
     root.gather_into_root(&n, &mut counts[..]);
     let (displs, total) = displacements(&counts)?;
-    let mut all = vec![T::default(); total as usize];
+    let mut all = buffer(total as usize);
     root.gather_varcount_into_root(
         v,
-        &mut PartitionMut::new(&mut all[..], &counts[..], &displs[..]),
+        &mut PartitionMut::new(&mut all[..total as usize], &counts[..], &displs[..]),
     );
     Ok(counts
         .iter()

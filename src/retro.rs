@@ -304,21 +304,10 @@ fn generate_tables(
 ) -> Result<Vec<TableReport>, GenerateError> {
     check_targets(board, targets)?;
     let todo = plan_build(dir, board, targets, opts.limit)?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if let Some(asked) = opts.threads.filter(|&n| n == 0 || n > cores) {
-        return Err(GenerateError::ThreadCount { asked, cores });
-    }
+    let (pool, threads) = thread_pool(opts)?;
     if let Some(o) = opts.observer.as_ref().filter(|_| !todo.pairs.is_empty()) {
-        o.plan(&todo, opts.threads.unwrap_or(cores));
+        o.plan(&todo, threads);
     }
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = opts.threads {
-        builder = builder.num_threads(n);
-    }
-    let pool = builder.build().map_err(|source| GenerateError::Threads {
-        threads: opts.threads.unwrap_or(0),
-        source,
-    })?;
     // One writer per directory; what an interrupted writer left half-written goes.
     let _lock = DirLock::acquire(dir)?;
     let tables = tables_dir(dir, board, opts.limit);
@@ -348,6 +337,20 @@ fn generate_tables(
         }
     }
     Ok(out)
+}
+
+/// The worker threads `opts.threads` asks for (default: every core), and how many.
+pub(crate) fn thread_pool(opts: &Options) -> Result<(rayon::ThreadPool, usize), GenerateError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(asked) = opts.threads.filter(|&n| n == 0 || n > cores) {
+        return Err(GenerateError::ThreadCount { asked, cores });
+    }
+    let threads = opts.threads.unwrap_or(cores);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|source| GenerateError::Threads { threads, source })?;
+    Ok((pool, threads))
 }
 
 /// Refuses a signature with more stones than the board has points.
