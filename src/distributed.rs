@@ -5,18 +5,19 @@
 //! level found nothing. The tables come out byte-identical to `generate`: the codes
 //! are redistributed into whole blocks, each rank compresses its blocks, rank 0
 //! writes the file. The smaller tables are read by every rank from the shared
-//! table directory. A job resumes at pair granularity: a restarted job skips the
+//! table directory, or read by rank 0 and broadcast (`Deps`). A job resumes at pair granularity: a restarted job skips the
 //! pairs whose tables are complete.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
+use mpi::Count;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use mpi::Count;
 
 use crate::board::Board;
 use crate::depths::{DepthHistogram, write_sidecar};
@@ -24,12 +25,22 @@ use crate::durable::{DirLock, remove_tmp_files};
 use crate::index::{Indexer, Signature};
 use crate::pair_checkpoint::Resume;
 use crate::retro::{
-    Exchange, GenerateError, Options, Pair, TableReport, build_plan, check_targets, load_deps,
-    members, pair_peak, plan_build, reset_peak_rss, skipped_reports,
+    Exchange, GenerateError, Options, Pair, TableReport, build_plan, capture_deps, check_targets,
+    load_deps, members, pair_peak, plan_build, reset_peak_rss, skipped_reports,
 };
 use crate::table::{
-    BLOCK_ENTRIES, Stats, TableError, compress_blocks, table_path, tables_dir, write_blocks,
+    BLOCK_ENTRIES, Decoded, Stats, TableError, compress_blocks, table_path, tables_dir,
+    write_blocks,
 };
+
+/// How the ranks get the smaller tables a pair's captures lead to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deps {
+    /// Every rank reads them from the shared table directory.
+    Shared,
+    /// Rank 0 reads them and broadcasts the decoded entries.
+    Broadcast,
+}
 
 /// What the ranks measured while building one pair.
 #[derive(Clone, Debug)]
@@ -38,10 +49,9 @@ pub struct PairTraffic {
     pub key: Signature,
     /// Peak resident memory of each rank while it built the pair (when the OS tells).
     pub peak_rss: Vec<Option<u64>>,
-    /// Bytes the ranks sent each other at each exchange (two a level for a pair of
-    /// two tables), summed over the ranks.
-    pub bytes_per_exchange: Vec<u64>,
-    /// Seconds rank 0 took to read the smaller tables from the shared directory.
+    /// Bytes the ranks sent each other at each depth level, summed over the ranks.
+    pub bytes_per_level: Vec<u64>,
+    /// Seconds rank 0 took to have the smaller tables (read, or read and broadcast).
     pub deps_seconds: f64,
     /// Seconds for the pair, stage 1 to the written files.
     pub seconds: f64,
@@ -60,6 +70,7 @@ pub fn generate_distributed(
     board: &'static Board,
     targets: &[Signature],
     opts: &Options,
+    deps: Deps,
     mut report: impl FnMut(&TableReport, Option<&PairTraffic>),
 ) -> Result<(Vec<TableReport>, Vec<PairTraffic>), GenerateError> {
     if opts.limit.is_some() {
@@ -102,7 +113,7 @@ pub fn generate_distributed(
             }
             continue;
         }
-        let (reports, t) = build_pair(world, dir, board, key, opts)?;
+        let (reports, t) = build_pair(world, dir, board, key, opts, deps)?;
         for r in &reports {
             report(r, t.as_ref());
         }
@@ -171,16 +182,18 @@ impl Exchange for Mpi<'_> {
             *count = count_of(end - at)?;
             at = end;
         }
-        self.sent
-            .borrow_mut()
-            .push(8 * remote.len() as u64);
+        *self.sent.borrow_mut().last_mut().expect("a level") += 8 * remote.len() as u64;
         let mut incoming = vec![0 as Count; ranks];
         self.world.all_to_all_into(&counts[..], &mut incoming[..]);
         let (send_displs, total_out) = displacements(&counts)?;
         let (recv_displs, total_in) = displacements(&incoming)?;
         debug_assert_eq!(total_out as usize, remote.len());
         let pad = buffer::<u64>(0);
-        let remote = if remote.is_empty() { &pad[..0] } else { &remote[..] };
+        let remote = if remote.is_empty() {
+            &pad[..0]
+        } else {
+            &remote[..]
+        };
         let mut here = buffer(total_in as usize);
         self.world.all_to_all_varcount_into(
             &Partition::new(remote, &counts[..], &send_displs[..]),
@@ -198,9 +211,25 @@ impl Exchange for Mpi<'_> {
         let mut any = 0u8;
         self.world
             .all_reduce_into(&u8::from(found), &mut any, SystemOperation::max());
+        // The level is over: the next one's bytes count apart.
+        self.sent.borrow_mut().push(0);
         any == 1
     }
+
+    fn windows(&self, chunks: usize) -> (usize, usize) {
+        let mut most = 0u64;
+        self.world.all_reduce_into(
+            &(chunks.div_ceil(WINDOW_CHUNKS) as u64),
+            &mut most,
+            SystemOperation::max(),
+        );
+        (most as usize, WINDOW_CHUNKS)
+    }
 }
+
+/// Chunks (of 16,384 entries) a rank scans between two exchanges: what it sends at
+/// a time is the notifications of at most 1,048,576 entries.
+const WINDOW_CHUNKS: usize = 64;
 
 /// A receive buffer of `n` elements, allocated even for none: an empty `Vec`'s
 /// dangling pointer may equal the send buffer's, which MPI refuses as aliasing.
@@ -235,13 +264,17 @@ fn build_pair(
     board: &'static Board,
     key: Signature,
     opts: &Options,
+    from: Deps,
 ) -> Result<(Vec<TableReport>, Option<PairTraffic>), GenerateError> {
     let (rank, ranks) = (world.rank() as usize, world.size() as usize);
     let root = world.process_at_rank(0);
     let sigs = members(key);
     reset_peak_rss();
     let start = Instant::now();
-    let (deps, _) = load_deps(dir, board, None, &sigs)?;
+    let deps = match from {
+        Deps::Shared => load_deps(dir, board, None, &sigs)?.0,
+        Deps::Broadcast => broadcast_deps(world, dir, board, &sigs)?,
+    };
     let deps_seconds = start.elapsed().as_secs_f64();
     let pair = Pair::slice(board, &sigs, None, |side| {
         slice_start(side, rank, ranks)..slice_start(side, rank + 1, ranks)
@@ -253,18 +286,16 @@ fn build_pair(
             .iter()
             .map(|s| (0..=ranks).map(|r| slice_start(s, r, ranks)).collect())
             .collect(),
-        sent: RefCell::new(Vec::new()),
+        sent: RefCell::new(vec![0]),
     };
     let local_max = pair.initialise(&deps, opts);
     drop(deps);
     let mut max_init = 0u16;
     world.all_reduce_into(&local_max, &mut max_init, SystemOperation::max());
-    let from = Resume {
-        level: 0,
-        max_init,
-    };
+    let from = Resume { level: 0, max_init };
     pair.propagate(key, from, opts, &net, |_, _| Ok(()))?;
-    let sent = net.sent.take();
+    let mut sent = net.sent.take();
+    sent.pop(); // the level after the last
     let mut reports = Vec::new();
     for (side, codes) in pair.finish() {
         let first = slice_start(&side, rank, ranks);
@@ -275,7 +306,10 @@ fn build_pair(
         drop(blocks);
         let stats = gather_stats(world, stats);
         let depths = gather_depths(world, &depths)?;
-        let streams = [gather_blocks(world, &streams[0])?, gather_blocks(world, &streams[1])?];
+        let streams = [
+            gather_blocks(world, &streams[0])?,
+            gather_blocks(world, &streams[1])?,
+        ];
         if rank == 0 {
             let sig = side.signature();
             let path = table_path(dir, board, None, sig);
@@ -323,11 +357,40 @@ fn build_pair(
         Some(PairTraffic {
             key,
             peak_rss,
-            bytes_per_exchange: bytes,
+            bytes_per_level: bytes,
             deps_seconds,
             seconds,
         }),
     ))
+}
+
+/// The smaller tables, read by rank 0 and broadcast decoded, in signature order.
+fn broadcast_deps(
+    world: &SimpleCommunicator,
+    dir: &Path,
+    board: &'static Board,
+    sigs: &[Signature],
+) -> Result<HashMap<Signature, Decoded>, GenerateError> {
+    let root = world.process_at_rank(0);
+    let mut deps = match world.rank() {
+        0 => load_deps(dir, board, None, sigs)?.0,
+        _ => HashMap::new(),
+    };
+    let mut needed: Vec<Signature> = sigs.iter().flat_map(|&s| capture_deps(s)).collect();
+    needed.sort();
+    needed.dedup();
+    for sig in needed {
+        let decoded = deps.entry(sig).or_insert_with(|| {
+            let idx = Indexer::new(board, sig);
+            let codes = vec![0; idx.size() as usize];
+            Decoded { idx, codes }
+        });
+        // In pieces: an MPI count is an i32.
+        for piece in decoded.codes.chunks_mut(1 << 30) {
+            root.broadcast_into(piece);
+        }
+    }
+    Ok(deps)
 }
 
 /// Moves the codes of this rank's slice (classes from `first`) to the ranks that
@@ -353,11 +416,19 @@ fn to_blocks(
     let mine = block_start(side, rank + 1, ranks) - block_start(side, rank, ranks);
     debug_assert_eq!(total as u64, mine);
     let pad = buffer::<u16>(0);
-    let codes = if codes.is_empty() { &pad[..0] } else { &codes[..] };
+    let codes = if codes.is_empty() {
+        &pad[..0]
+    } else {
+        &codes[..]
+    };
     let mut blocks = buffer(total as usize);
     world.all_to_all_varcount_into(
         &Partition::new(codes, &counts[..], &send_displs[..]),
-        &mut PartitionMut::new(&mut blocks[..total as usize], &incoming[..], &recv_displs[..]),
+        &mut PartitionMut::new(
+            &mut blocks[..total as usize],
+            &incoming[..],
+            &recv_displs[..],
+        ),
     );
     blocks.truncate(total as usize);
     Ok(blocks)

@@ -36,7 +36,7 @@ pub use check::{CheckError, CheckReport, check_proof};
 pub use checkpoint::CheckpointError;
 pub use depths::DepthHistogram;
 #[cfg(feature = "mpi")]
-pub use distributed::{PairTraffic, generate_distributed};
+pub use distributed::{Deps, PairTraffic, generate_distributed};
 pub use durable::LockError;
 pub use index::{Signature, SignatureError};
 pub use limit::{Limit, LimitError, Limited};

@@ -207,7 +207,7 @@ pub struct TableReport {
 
 /// Signatures a signature's captures lead to (with the opponent to move), excluding
 /// the empty side.
-fn capture_deps(sig: Signature) -> impl Iterator<Item = Signature> {
+pub(crate) fn capture_deps(sig: Signature) -> impl Iterator<Item = Signature> {
     (1..sig.them).map(move |left| Signature::new(left, sig.us))
 }
 
@@ -603,7 +603,7 @@ impl<'a> Stage<'a> {
 }
 
 /// The smaller tables a pair reads, decoded, and their file checksums.
-type Deps = (HashMap<Signature, Decoded>, Vec<(Signature, u64)>);
+pub(crate) type Deps = (HashMap<Signature, Decoded>, Vec<(Signature, u64)>);
 
 /// Loads every smaller table the pair's captures lead to; also returns their file
 /// checksums, in signature order.
@@ -863,6 +863,9 @@ pub(crate) trait Exchange {
     fn exchange(&self, side: usize, remote: Vec<u64>) -> Result<Vec<u64>, GenerateError>;
     /// Whether any process found an entry at this level.
     fn any(&self, found: bool) -> bool;
+    /// How a side's `chunks` held here are scanned at a level: in how many windows
+    /// (the same number on every process) of how many chunks.
+    fn windows(&self, chunks: usize) -> (usize, usize);
 }
 
 /// The whole pair in one process: nothing to send.
@@ -875,6 +878,9 @@ impl Exchange for Alone {
     }
     fn any(&self, found: bool) -> bool {
         found
+    }
+    fn windows(&self, chunks: usize) -> (usize, usize) {
+        (1, chunks)
     }
 }
 
@@ -1033,13 +1039,19 @@ impl Pair {
             });
             let mut any = false;
             for t in 0..self.sides.len() {
-                let (found, remote) = self.propagate_level(t, level, &bar);
                 let o = self.other(t);
-                let here = net.exchange(o, remote)?;
                 let (lost, next) = self.successor(level);
-                here.par_iter()
-                    .for_each(|&q| self.notify_local(o, q - self.first[o], lost, next));
-                any |= found;
+                // In windows of chunks, so that what is sent at a time stays bounded.
+                let chunks = self.marks[t].len();
+                let (windows, per) = net.windows(chunks);
+                for w in 0..windows {
+                    let range = (w * per).min(chunks)..((w + 1) * per).min(chunks);
+                    let (found, remote) = self.propagate_level(t, level, range, &bar);
+                    let here = net.exchange(o, remote)?;
+                    here.par_iter()
+                        .for_each(|&q| self.notify_local(o, q - self.first[o], lost, next));
+                    any |= found;
+                }
             }
             empty = if net.any(any) { 0 } else { empty + 1 };
             if empty >= quiet && level >= max_init {
@@ -1075,7 +1087,13 @@ impl Pair {
     /// Un-moves every entry of side `t` decided at depth `level` and notifies its
     /// predecessors held here. Returns whether there was any, and the predecessors
     /// held elsewhere.
-    fn propagate_level(&self, t: usize, level: u16, bar: &Stage) -> (bool, Vec<u64>) {
+    fn propagate_level(
+        &self,
+        t: usize,
+        level: u16,
+        chunks: std::ops::Range<usize>,
+        bar: &Stage,
+    ) -> (bool, Vec<u64>) {
         let (board, side) = (self.board, &self.sides[t]);
         let o = self.other(t);
         let prev = &self.sides[o];
@@ -1083,9 +1101,12 @@ impl Pair {
         let code = level + 1;
         let bit = depth_bit(code);
         let (lost, next) = self.successor(level);
-        self.states[t]
+        let states = &self.states[t][(chunks.start * CHUNK).min(self.states[t].len())
+            ..(chunks.end * CHUNK).min(self.states[t].len())];
+        states
             .par_chunks(CHUNK)
             .enumerate()
+            .map(|(c, chunk)| (chunks.start + c, chunk))
             .fold(
                 || (false, Vec::new(), Vec::new()),
                 |(mut any, mut remote, mut preds), (c, chunk)| {

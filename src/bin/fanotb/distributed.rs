@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use fanotb::{Board, Options, PairTraffic, Signature, generate_distributed};
+use fanotb::{Board, Deps, Options, PairTraffic, Signature, generate_distributed};
 
 use crate::Result;
 use crate::output::{human_bytes, print_line};
@@ -20,8 +20,8 @@ pub struct TrafficLine {
     seconds: f64,
     /// Each rank's peak resident memory, in bytes (0: not known).
     peak_rss: Vec<u64>,
-    /// Bytes sent between ranks at each exchange (two a level for two tables).
-    bytes_per_exchange: Vec<u64>,
+    /// Bytes sent between ranks at each depth level.
+    bytes_per_level: Vec<u64>,
     bytes_sent: u64,
     deps_seconds: f64,
 }
@@ -32,8 +32,8 @@ impl From<&PairTraffic> for TrafficLine {
             pair: t.key,
             seconds: t.seconds,
             peak_rss: t.peak_rss.iter().map(|p| p.unwrap_or(0)).collect(),
-            bytes_sent: t.bytes_per_exchange.iter().sum(),
-            bytes_per_exchange: t.bytes_per_exchange.clone(),
+            bytes_sent: t.bytes_per_level.iter().sum(),
+            bytes_per_level: t.bytes_per_level.clone(),
             deps_seconds: t.deps_seconds,
         }
     }
@@ -44,14 +44,14 @@ impl fmt::Display for TrafficLine {
         let peaks: Vec<String> = self.peak_rss.iter().map(|&p| human_bytes(p)).collect();
         write!(
             f,
-            "  {} pair on {} ranks: {:.2} s, peak per rank {}, sent {} in {} exchanges (largest {}), smaller tables read in {:.2} s",
+            "  {} pair on {} ranks: {:.2} s, peak per rank {}, sent {} over {} levels (largest {}), smaller tables in {:.2} s",
             self.pair,
             self.peak_rss.len(),
             self.seconds,
             peaks.join(" / "),
             human_bytes(self.bytes_sent),
-            self.bytes_per_exchange.len(),
-            human_bytes(self.bytes_per_exchange.iter().copied().max().unwrap_or(0)),
+            self.bytes_per_level.len(),
+            human_bytes(self.bytes_per_level.iter().copied().max().unwrap_or(0)),
             self.deps_seconds
         )
     }
@@ -62,6 +62,7 @@ pub fn generate(
     board: &'static Board,
     targets: &[Signature],
     opts: Options,
+    deps: Deps,
     json: bool,
 ) -> Result<GenerateReport> {
     let universe = mpi::initialize().ok_or("MPI is already initialised")?;
@@ -73,7 +74,7 @@ pub fn generate(
         ..opts
     };
     let start = std::time::Instant::now();
-    let result = generate_distributed(&world, dir, board, targets, &opts, |r, t| {
+    let result = generate_distributed(&world, dir, board, targets, &opts, deps, |r, t| {
         if rank0 && !json {
             print_line(&TableLine::from(r), false);
             if let Some(t) = t.filter(|_| r.sig.us <= r.sig.them) {

@@ -128,6 +128,11 @@ pub struct GenerateArgs {
     #[cfg(feature = "mpi")]
     #[arg(long, conflicts_with = "no_capture_limit")]
     pub distributed: bool,
+    /// With --distributed: rank 0 reads the smaller tables and broadcasts them,
+    /// instead of every rank reading them from the shared --dir.
+    #[cfg(feature = "mpi")]
+    #[arg(long, requires = "distributed")]
+    pub broadcast_tables: bool,
     #[command(flatten)]
     pub build: BuildArgs,
     #[command(flatten)]
@@ -215,7 +220,11 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
     };
     #[cfg(feature = "mpi")]
     if a.distributed {
-        return crate::distributed::generate(&a.tables.dir, board, &targets, opts, json);
+        let deps = match a.broadcast_tables {
+            true => fanotb::Deps::Broadcast,
+            false => fanotb::Deps::Shared,
+        };
+        return crate::distributed::generate(&a.tables.dir, board, &targets, opts, deps, json);
     }
     let start = std::time::Instant::now();
     let reports = generate(&a.tables.dir, board, &targets, &opts, |r| {
