@@ -81,5 +81,5 @@ if "${mpirun[@]}" -np 2 "$bin" generate --max-stones 3 --dir "$dir" --distribute
   exit 1
 fi
 kill $holder
-grep -q "error: rank 0: .* is in use" "$work/busy.err" || { cat "$work/busy.err" >&2; exit 1; }
+grep -q "error: rank 0: .* is in use by another process" "$work/busy.err" || { cat "$work/busy.err" >&2; exit 1; }
 echo "ok: a failing rank aborts the job: $(grep -m1 'error: rank 0' "$work/busy.err")"

@@ -61,7 +61,11 @@ pub(crate) struct DirLock {
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     /// Another process holds the lock.
-    #[error("{} is in use by process {pid} (another build writing tables there)", dir.display())]
+    #[error(
+        "{} is in use by {} (another build writing tables there)",
+        dir.display(),
+        if pid.is_empty() { "another process".to_string() } else { format!("process {pid}") }
+    )]
     Busy {
         /// The directory.
         dir: PathBuf,

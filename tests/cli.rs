@@ -407,11 +407,10 @@ fn killed_build_resumes(rules: &[&str], sub: &str) {
     }
 }
 
-#[test]
-fn probe_line_stats_and_verify_under_the_no_capture_limit() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().unwrap();
-    let built = json(&[
+/// Builds the tsivy tables up to 3 stones under the no-capture limit 20 (and the
+/// plain ones they need); returns the report.
+fn rule_aware_tables(d: &str) -> Value {
+    json(&[
         "generate",
         "--max-stones",
         "3",
@@ -419,7 +418,14 @@ fn probe_line_stats_and_verify_under_the_no_capture_limit() {
         "20",
         "--dir",
         d,
-    ]);
+    ])
+}
+
+#[test]
+fn probe_line_stats_and_verify_under_the_no_capture_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let built = rule_aware_tables(d);
     let tables = built["tables"].as_array().unwrap();
     assert_eq!(tables.len(), 6, "3 plain tables, then 3 for the limit");
     assert!(tables[..3].iter().all(|t| t["limit"].is_null()));
@@ -547,15 +553,7 @@ fn a_game_against_the_tables_ends_with_the_result_and_the_record() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     json(&["generate", "--max-stones", "3", "--dir", d]);
-    json(&[
-        "generate",
-        "--max-stones",
-        "3",
-        "--no-capture-limit",
-        "20",
-        "--dir",
-        d,
-    ]);
+    rule_aware_tables(d);
     let pos = "9/9/3B5/9/WW7 w"; // White wins in 29
     let game = |args: &[&str], input: &str| {
         let out = fanotb()

@@ -94,13 +94,7 @@ pub fn generate(
         drop(universe);
         std::process::exit(0);
     }
-    Ok(GenerateReport {
-        board: board.size_name(),
-        positions: reports.iter().map(|r| r.stats.placements).sum(),
-        bytes: reports.iter().map(|r| r.file_bytes).sum(),
-        tables: reports.iter().map(TableLine::from).collect(),
-        seconds: start.elapsed().as_secs_f64(),
-        peak_rss: fanotb::peak_rss().unwrap_or(0),
-        distributed: traffic.iter().map(TrafficLine::from).collect(),
-    })
+    let mut report = GenerateReport::new(board, &reports, start);
+    report.distributed = traffic.iter().map(TrafficLine::from).collect();
+    Ok(report)
 }

@@ -178,12 +178,12 @@ impl BuildArgs {
 
 #[derive(Serialize)]
 pub struct GenerateReport {
-    pub board: String,
-    pub tables: Vec<TableLine>,
-    pub positions: u64,
-    pub bytes: u64,
-    pub seconds: f64,
-    pub peak_rss: u64,
+    board: String,
+    tables: Vec<TableLine>,
+    positions: u64,
+    bytes: u64,
+    seconds: f64,
+    peak_rss: u64,
     /// Per pair built by a distributed job: each rank's peak and the bytes sent.
     #[cfg(feature = "mpi")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -232,16 +232,23 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
             print_line(&TableLine::from(r), false);
         }
     })?;
-    Ok(GenerateReport {
-        board: board.size_name(),
-        positions: reports.iter().map(|r| r.stats.placements).sum(),
-        bytes: reports.iter().map(|r| r.file_bytes).sum(),
-        tables: reports.iter().map(TableLine::from).collect(),
-        seconds: start.elapsed().as_secs_f64(),
-        peak_rss: peak_rss().unwrap_or(0),
-        #[cfg(feature = "mpi")]
-        distributed: Vec::new(),
-    })
+    Ok(GenerateReport::new(board, &reports, start))
+}
+
+impl GenerateReport {
+    /// The totals of a build's table reports, timed from `start`.
+    pub fn new(board: &Board, reports: &[TableReport], start: std::time::Instant) -> Self {
+        GenerateReport {
+            board: board.size_name(),
+            positions: reports.iter().map(|r| r.stats.placements).sum(),
+            bytes: reports.iter().map(|r| r.file_bytes).sum(),
+            tables: reports.iter().map(TableLine::from).collect(),
+            seconds: start.elapsed().as_secs_f64(),
+            peak_rss: peak_rss().unwrap_or(0),
+            #[cfg(feature = "mpi")]
+            distributed: Vec::new(),
+        }
+    }
 }
 
 #[derive(Args)]
