@@ -26,7 +26,7 @@ use crate::index::{Indexer, Signature};
 use crate::pair_checkpoint::Resume;
 use crate::retro::{
     Exchange, GenerateError, Options, Pair, TableReport, build_plan, capture_deps, check_targets,
-    load_deps, members, pair_peak, plan_build, reset_peak_rss, skipped_reports,
+    load_deps, members, pair_peak, plan_build, reset_peak_rss, skipped_reports, thread_count,
 };
 use crate::table::{
     BLOCK_ENTRIES, Decoded, Stats, TableError, compress_blocks, table_path, tables_dir,
@@ -126,14 +126,7 @@ pub fn generate_distributed(
 /// Sets rayon's global pool to `opts.threads` (default: every core): MPI is called
 /// from this thread, between the parallel parts, so they run in the global pool.
 fn global_threads(opts: &Options) -> Result<usize, GenerateError> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = opts.threads.unwrap_or(cores);
-    if threads == 0 || threads > cores {
-        return Err(GenerateError::ThreadCount {
-            asked: threads,
-            cores,
-        });
-    }
+    let threads = thread_count(opts)?;
     // A pool set before (a second build in this process) must have the same size.
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -339,13 +339,20 @@ fn generate_tables(
     Ok(out)
 }
 
-/// The worker threads `opts.threads` asks for (default: every core), and how many.
-pub(crate) fn thread_pool(opts: &Options) -> Result<(rayon::ThreadPool, usize), GenerateError> {
+/// How many worker threads `opts.threads` asks for (default: every core).
+pub(crate) fn thread_count(opts: &Options) -> Result<usize, GenerateError> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if let Some(asked) = opts.threads.filter(|&n| n == 0 || n > cores) {
-        return Err(GenerateError::ThreadCount { asked, cores });
+    match opts.threads {
+        Some(asked) if asked == 0 || asked > cores => {
+            Err(GenerateError::ThreadCount { asked, cores })
+        }
+        asked => Ok(asked.unwrap_or(cores)),
     }
-    let threads = opts.threads.unwrap_or(cores);
+}
+
+/// The worker threads `opts.threads` asks for, and how many.
+fn thread_pool(opts: &Options) -> Result<(rayon::ThreadPool, usize), GenerateError> {
+    let threads = thread_count(opts)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
