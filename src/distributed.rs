@@ -176,28 +176,7 @@ impl Exchange for Mpi<'_> {
             at = end;
         }
         *self.sent.borrow_mut().last_mut().expect("a level") += 8 * remote.len() as u64;
-        let mut incoming = vec![0 as Count; ranks];
-        self.world.all_to_all_into(&counts[..], &mut incoming[..]);
-        let (send_displs, total_out) = displacements(&counts)?;
-        let (recv_displs, total_in) = displacements(&incoming)?;
-        debug_assert_eq!(total_out as usize, remote.len());
-        let pad = buffer::<u64>(0);
-        let remote = if remote.is_empty() {
-            &pad[..0]
-        } else {
-            &remote[..]
-        };
-        let mut here = buffer(total_in as usize);
-        self.world.all_to_all_varcount_into(
-            &Partition::new(remote, &counts[..], &send_displs[..]),
-            &mut PartitionMut::new(
-                &mut here[..total_in as usize],
-                &incoming[..],
-                &recv_displs[..],
-            ),
-        );
-        here.truncate(total_in as usize);
-        Ok(here)
+        all_to_all(self.world, &remote, &counts)
     }
 
     fn any(&self, found: bool) -> bool {
@@ -404,29 +383,35 @@ fn to_blocks(
         let (lo, hi) = (block_start(side, r, ranks), block_start(side, r + 1, ranks));
         *c = count_of(hi.min(end).saturating_sub(lo.max(first)) as usize)?;
     }
-    let mut incoming = vec![0 as Count; ranks];
-    world.all_to_all_into(&counts[..], &mut incoming[..]);
-    let (send_displs, _) = displacements(&counts)?;
-    let (recv_displs, total) = displacements(&incoming)?;
-    let mine = block_start(side, rank + 1, ranks) - block_start(side, rank, ranks);
-    debug_assert_eq!(total as u64, mine);
-    let pad = buffer::<u16>(0);
-    let codes = if codes.is_empty() {
-        &pad[..0]
-    } else {
-        &codes[..]
-    };
-    let mut blocks = buffer(total as usize);
-    world.all_to_all_varcount_into(
-        &Partition::new(codes, &counts[..], &send_displs[..]),
-        &mut PartitionMut::new(
-            &mut blocks[..total as usize],
-            &incoming[..],
-            &recv_displs[..],
-        ),
+    let blocks = all_to_all(world, &codes, &counts)?;
+    debug_assert_eq!(
+        blocks.len() as u64,
+        block_start(side, rank + 1, ranks) - block_start(side, rank, ranks)
     );
-    blocks.truncate(total as usize);
     Ok(blocks)
+}
+
+/// Sends each rank `r` its run of `send` (`counts[r]` elements; the runs in rank
+/// order) and returns the runs the ranks sent here, in rank order.
+fn all_to_all<T: Equivalence + Copy + Default>(
+    world: &SimpleCommunicator,
+    send: &[T],
+    counts: &[Count],
+) -> Result<Vec<T>, GenerateError> {
+    let mut incoming = vec![0 as Count; counts.len()];
+    world.all_to_all_into(counts, &mut incoming[..]);
+    let (send_displs, _) = displacements(counts)?;
+    let (recv_displs, total) = displacements(&incoming)?;
+    // An empty slice's dangling pointer can be Open MPI's MPI_IN_PLACE, (void *) 1.
+    let pad = buffer::<T>(0);
+    let send = if send.is_empty() { &pad[..0] } else { send };
+    let mut recv = buffer(total as usize);
+    world.all_to_all_varcount_into(
+        &Partition::new(send, counts, &send_displs[..]),
+        &mut PartitionMut::new(&mut recv[..total as usize], &incoming[..], &recv_displs[..]),
+    );
+    recv.truncate(total as usize);
+    Ok(recv)
 }
 
 /// The ranks' counts merged at rank 0, in rank order (the entries' order).
