@@ -206,7 +206,9 @@ impl Tablebase {
         self.list()?
             .into_iter()
             .map(|(board, limit, sig, path)| {
-                let Table { idx, file, .. } = Table::open(&self.dir, board, limit, sig)?;
+                // Through the slots probes use: a server listing its tables again
+                // and again opens each file once.
+                let Table { idx, file, .. } = self.table(board, limit, sig)?;
                 let stats = file.header().stats;
                 let longest_win = (stats.wins > 0).then(|| {
                     let (us, them) = idx.unrank(stats.longest_win);

@@ -1027,6 +1027,10 @@ impl Pair {
             Some(n) => (3, 2 * n.plies() as u16),
             None => (1, u16::MAX),
         };
+        // Each side is scanned in windows of chunks, so that what is sent at a time
+        // stays bounded; the same windows at every level.
+        let windows: Vec<(usize, usize)> =
+            self.marks.iter().map(|m| net.windows(m.len())).collect();
         let mut empty = 0;
         while level < last {
             let code = level + 1;
@@ -1045,12 +1049,10 @@ impl Pair {
                 None => format!("depth {level}"),
             });
             let mut any = false;
-            for t in 0..self.sides.len() {
+            for (t, &(windows, per)) in windows.iter().enumerate() {
                 let o = self.other(t);
                 let (lost, next) = self.successor(level);
-                // In windows of chunks, so that what is sent at a time stays bounded.
                 let chunks = self.marks[t].len();
-                let (windows, per) = net.windows(chunks);
                 for w in 0..windows {
                     let range = (w * per).min(chunks)..((w + 1) * per).min(chunks);
                     let (found, remote) = self.propagate_level(t, level, range, &bar);

@@ -8,8 +8,9 @@ use clap::{Args, ValueEnum};
 
 use fanotb::{Color, Move, Position, Tablebase, Wdl};
 
-use crate::limited::{Rules, RulesArgs};
+use crate::limited::{LimitedMoveValue, Rules, RulesArgs};
 use crate::output::emit;
+use crate::probe::MoveValue;
 use crate::{Result, TablesArg};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -143,21 +144,21 @@ impl Game {
 
     /// Every move with its value for the mover, best first.
     fn moves(&self) -> Result<String> {
+        // Listed as `probe` lists them.
         let b = self.pos.board();
-        let mut out = String::new();
-        match self.rules {
-            None => {
-                for m in self.tb.moves(&self.pos)? {
-                    writeln!(out, "  {:<16} {}", m.mv.notation(b), m.outcome)?;
-                }
-            }
+        let lines: Vec<String> = match self.rules {
+            None => MoveValue::list(b, &self.tb.moves(&self.pos)?)
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             Some((limit, counter)) => {
-                for m in self.tb.moves_limited(&self.pos, limit, counter)? {
-                    writeln!(out, "  {:<16} {}", m.mv.notation(b), m.value.name())?;
-                }
+                LimitedMoveValue::list(b, &self.tb.moves_limited(&self.pos, limit, counter)?)
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect()
             }
-        }
-        Ok(out)
+        };
+        Ok(lines.iter().map(|l| format!("{l}\n")).collect())
     }
 
     /// The tables' move: the first of the best.

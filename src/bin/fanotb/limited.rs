@@ -87,7 +87,7 @@ pub struct LimitedMoveValue {
 }
 
 impl LimitedMoveValue {
-    fn list(b: &Board, moves: &[LimitedMove]) -> Vec<LimitedMoveValue> {
+    pub fn list(b: &Board, moves: &[LimitedMove]) -> Vec<LimitedMoveValue> {
         moves
             .iter()
             .map(|m| LimitedMoveValue {
