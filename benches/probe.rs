@@ -5,7 +5,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use fanotb::Signature;
 use fanotb::Tablebase;
 use fanotb::internals::Indexer;
-use fanotb::{Board, Color, Limit, Position};
+use fanotb::{Board, Color, Limit, Position, Rules};
 use fanotb::{Options, generate};
 use std::hint::black_box;
 
@@ -34,27 +34,28 @@ fn probe(c: &mut Criterion) {
     }
     // Warm: every block these positions need is decompressed and cached.
     for p in &positions {
-        tb.probe(p).unwrap();
-        tb.probe_limited(p, limit).unwrap();
+        tb.probe(p, Rules::PLAIN).unwrap();
+        tb.probe(p, limit.into()).unwrap();
     }
     let mut g = c.benchmark_group("probe_warm_random");
     let mut i = 0;
     g.bench_function("value", |b| {
         b.iter(|| {
             i = (i + 1) % positions.len();
-            tb.value(black_box(&positions[i])).unwrap()
+            tb.value(black_box(&positions[i]), Rules::PLAIN).unwrap()
         })
     });
     g.bench_function("value_and_depth", |b| {
         b.iter(|| {
             i = (i + 1) % positions.len();
-            tb.probe(black_box(&positions[i])).unwrap()
+            tb.probe(black_box(&positions[i]), Rules::PLAIN).unwrap()
         })
     });
+    let at_30 = Rules::no_capture_limit(limit, 30).unwrap();
     g.bench_function("value_under_limit_60_counter_30", |b| {
         b.iter(|| {
             i = (i + 1) % positions.len();
-            tb.value_limited(black_box(&positions[i]), limit, black_box(30))
+            tb.value(black_box(&positions[i]), black_box(at_30))
                 .unwrap()
         })
     });
@@ -70,7 +71,7 @@ fn probe(c: &mut Criterion) {
                         s.spawn(move || {
                             for k in 0..iters as usize {
                                 let p = &positions[(k * threads + t) % positions.len()];
-                                black_box(tb.value(black_box(p)).unwrap());
+                                black_box(tb.value(black_box(p), Rules::PLAIN).unwrap());
                             }
                         });
                     }

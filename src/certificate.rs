@@ -10,7 +10,6 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::board::Board;
 use crate::index::Signature;
 use crate::position::{Color, Position};
-use crate::proof::Claim;
 use crate::value::Wdl;
 
 pub const MAGIC: [u8; 8] = *b"FNPROOF\n";
@@ -20,6 +19,27 @@ const ZSTD_LEVEL: i32 = 19;
 /// The largest payload a reader decompresses (a guard against crafted sizes; the
 /// payload is decompressed as a stream, so memory follows the real size).
 const MAX_PAYLOAD: u64 = 1 << 32;
+
+/// What a proof establishes for its side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// The side wins: every line ends, in a table position won for it or a finished
+    /// game (the proof graph is acyclic).
+    Win,
+    /// The side does not lose: cycles are allowed, since play that never ends is a
+    /// draw.
+    NotLose,
+}
+
+impl Claim {
+    /// "wins" or "does not lose", as the claim reads after a side's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Claim::Win => "wins",
+            Claim::NotLose => "does not lose",
+        }
+    }
+}
 
 /// Why a certificate file could not be written or read.
 #[derive(Debug, Error)]

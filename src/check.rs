@@ -11,11 +11,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::certificate::{Certificate, CertificateError, Part};
+use crate::certificate::{Certificate, CertificateError, Claim, Part};
 use crate::index::Signature;
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, ValueTables};
-use crate::proof::Claim;
 use crate::value::Wdl;
 
 /// Why a certificate was not accepted.

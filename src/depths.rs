@@ -98,33 +98,24 @@ fn bump(counts: &mut Vec<u64>, d: usize, n: u64) {
     counts[d] += n;
 }
 
-impl Table {
-    /// The table's depth histogram: from its sidecar when that is sound, else by
-    /// decoding the table (and then, with `repair`, writing the sidecar). Kept once
-    /// read, so a table without a sidecar is decoded once.
-    pub(crate) fn depths(
-        &self,
-        board: &Board,
-        limit: Option<Limit>,
-        repair: bool,
-    ) -> Result<DepthHistogram, TableError> {
-        if let Some(h) = self.depths.get() {
-            return Ok(h.clone());
-        }
-        let (path, header) = (self.file.path(), self.file.header());
-        let checksum = self.file.file_checksum();
-        let h = match read_sidecar(path, board, header.sig, limit, checksum, &header.stats) {
-            Some(h) => h,
-            None => {
-                let h = DepthHistogram::count(&self.idx, &self.file.read_all()?, limit);
-                if repair {
-                    write_sidecar(path, board, header.sig, limit, checksum, &h)?;
-                }
-                h
-            }
-        };
-        Ok(self.depths.get_or_init(|| h).clone())
+/// A table's depth histogram: from its sidecar when that is sound, else by decoding
+/// the table (and then, with `repair`, writing the sidecar).
+pub(crate) fn histogram(
+    table: &Table,
+    board: &Board,
+    limit: Option<Limit>,
+    repair: bool,
+) -> Result<DepthHistogram, TableError> {
+    let (path, header) = (table.file.path(), table.file.header());
+    let checksum = table.file.file_checksum();
+    if let Some(h) = read_sidecar(path, board, header.sig, limit, checksum, &header.stats) {
+        return Ok(h);
     }
+    let h = DepthHistogram::count(&table.idx, &table.file.read_all()?, limit);
+    if repair {
+        write_sidecar(path, board, header.sig, limit, checksum, &h)?;
+    }
+    Ok(h)
 }
 
 /// The sidecar of a table file: `NvM.depths` beside `NvM.fntb`.

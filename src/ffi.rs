@@ -16,11 +16,11 @@ use std::sync::atomic::{
 };
 
 use crate::board::Board;
-use crate::limit::Limit;
 use crate::position::{Color, Position};
-use crate::probe::{ProbeError, Tablebase};
+use crate::probe::{ProbeError, Tablebase, Value};
+use crate::rules::Rules;
 use crate::table::TableError;
-use crate::value::{Outcome, Wdl};
+use crate::value::Wdl;
 
 /// Success.
 pub const FANOTB_OK: c_int = 0;
@@ -75,7 +75,6 @@ fn probe_error(e: ProbeError) -> c_int {
     let code = match e {
         ProbeError::Table(TableError::Missing { .. }) => FANOTB_EMISSING,
         ProbeError::GameOver(_) => FANOTB_EOVER,
-        ProbeError::Counter { .. } => FANOTB_EARG,
         ProbeError::Table(_) | ProbeError::NotADirectory(_) => FANOTB_EDAMAGED,
     };
     fail(code, e)
@@ -89,8 +88,8 @@ fn wdl_int(w: Wdl) -> c_int {
     }
 }
 
-fn depth_int(o: Outcome) -> c_int {
-    o.depth().map_or(-1, |d| d as c_int)
+fn depth_int(depth: Option<u32>) -> c_int {
+    depth.map_or(-1, |d| d as c_int)
 }
 
 /// # Safety
@@ -200,81 +199,60 @@ fn status(r: Result<(), c_int>) -> c_int {
     r.err().unwrap_or(FANOTB_OK)
 }
 
-/// A no-capture limit and counter from C, checked.
-fn rules(limit: c_int, counter: c_int) -> Result<(Limit, u32), c_int> {
-    let limit = u64::try_from(limit)
-        .ok()
-        .and_then(|n| Limit::new(n).ok())
-        .ok_or_else(|| {
-            fail(
-                FANOTB_EARG,
-                format!("no-capture limit {limit}: give 1 to 250"),
-            )
-        })?;
-    let counter = u32::try_from(counter)
-        .ok()
-        .filter(|&c| c <= limit.plies())
-        .ok_or_else(|| fail(FANOTB_EARG, format!("counter {counter}: give 0 to {limit}")))?;
-    Ok((limit, counter))
+/// The rules of a C call: the plain game, or a no-capture limit and counter,
+/// checked once by `Rules`.
+fn rules(asked: Option<(c_int, c_int)>) -> Result<Rules, c_int> {
+    let Some((limit, counter)) = asked else {
+        return Ok(Rules::PLAIN);
+    };
+    let limit = u64::try_from(limit).unwrap_or(0);
+    let counter = u32::try_from(counter).map_err(|_| {
+        fail(
+            FANOTB_EARG,
+            format!("counter {counter}: give 0 to the limit"),
+        )
+    })?;
+    Rules::from_request(Some(limit), Some(counter)).map_err(|e| fail(FANOTB_EARG, e))
 }
 
-/// What a probe writes: the value only, value and depth, or under a no-capture
-/// limit the value at the counter, T and the cursed flag.
+/// What a probe writes beside the value: nothing (a value probe reads only the
+/// value stream), the depth, or under a no-capture limit T and the cursed flag.
 #[derive(Clone, Copy)]
 enum Ask {
     Value,
     Depth(*mut c_int),
     Limited {
-        limit: c_int,
-        counter: c_int,
+        rules: (c_int, c_int),
         plies: *mut c_int,
         cursed: *mut c_int,
     },
 }
 
-impl Ask {
-    fn limited(limit: c_int, counter: c_int, plies: *mut c_int, cursed: *mut c_int) -> Ask {
-        Ask::Limited {
-            limit,
-            counter,
-            plies,
-            cursed,
-        }
-    }
-}
-
-/// Probes `pos` and writes what `ask` asks (a value probe reads only the value
-/// stream).
+/// Probes `pos` and writes what `ask` asks.
 ///
 /// # Safety
 /// `value` and the pointers of `ask` are null or valid for a write.
 unsafe fn answer(tb: &Tablebase, pos: &Position, value: *mut c_int, ask: Ask) -> Result<(), c_int> {
-    match ask {
-        Ask::Limited {
-            limit,
-            counter,
-            plies,
-            cursed,
-        } => {
-            let (limit, counter) = rules(limit, counter)?;
-            let stored = tb.probe_limited(pos, limit).map_err(probe_error)?;
-            let t = stored.plies_to_capture().map_or(-1, |t| t as c_int);
-            // SAFETY: forwarded contracts.
-            unsafe {
-                put(value, wdl_int(stored.at(limit, counter)))?;
-                put(plies, t)?;
+    let rules = rules(match ask {
+        Ask::Limited { rules, .. } => Some(rules),
+        Ask::Value | Ask::Depth(_) => None,
+    })?;
+    if let Ask::Value = ask {
+        let w = tb.value(pos, rules).map_err(probe_error)?;
+        // SAFETY: forwarded contract.
+        return unsafe { put(value, wdl_int(w)) };
+    }
+    let v = tb.probe(pos, rules).map_err(probe_error)?;
+    // SAFETY: forwarded contracts.
+    unsafe {
+        put(value, wdl_int(v.wdl()))?;
+        match (ask, v) {
+            (Ask::Depth(depth), _) => put(depth, depth_int(v.depth())),
+            (Ask::Limited { plies, cursed, .. }, Value::Limited { stored, .. }) => {
+                put(plies, depth_int(v.depth()))?;
                 put(cursed, stored.cursed().into())
             }
-        }
-        Ask::Depth(depth) => {
-            let o = tb.probe(pos).map_err(probe_error)?;
-            // SAFETY: forwarded contracts.
-            unsafe { put(value, wdl_int(o.wdl())).and_then(|()| put(depth, depth_int(o))) }
-        }
-        Ask::Value => {
-            let w = tb.value(pos).map_err(probe_error)?;
-            // SAFETY: forwarded contract.
-            unsafe { put(value, wdl_int(w)) }
+            _ => Ok(()),
         }
     }
 }
@@ -454,38 +432,17 @@ fn root_list(
     rules_asked: Option<(c_int, c_int)>,
 ) -> Result<Vec<(String, c_int, c_int)>, c_int> {
     let b = pos.board();
-    Ok(match rules_asked {
-        Some((limit, counter)) => {
-            let (limit, counter) = rules(limit, counter)?;
-            tb.moves_limited(pos, limit, counter)
-                .map_err(probe_error)?
-                .iter()
-                .map(|m| {
-                    let t = m
-                        .limited
-                        .plies_to_capture()
-                        .filter(|_| m.value != Wdl::Draw);
-                    (
-                        m.mv.notation(b),
-                        wdl_int(m.value),
-                        t.map_or(-1, |t| t as c_int),
-                    )
-                })
-                .collect()
-        }
-        None => tb
-            .moves(pos)
-            .map_err(probe_error)?
-            .iter()
-            .map(|m| {
-                (
-                    m.mv.notation(b),
-                    wdl_int(m.outcome.wdl()),
-                    depth_int(m.outcome),
-                )
-            })
-            .collect(),
-    })
+    Ok(tb
+        .moves(pos, rules(rules_asked)?)
+        .map_err(probe_error)?
+        .iter()
+        .map(|m| {
+            let wdl = m.value.wdl();
+            // Under a limit a move drawn at this counter still has a T: not shown.
+            let depth = m.value.depth().filter(|_| wdl != Wdl::Draw);
+            (m.mv.notation(b), wdl_int(wdl), depth_int(depth))
+        })
+        .collect())
 }
 
 /// Writes the root moves of `fanotb_probe_root` and `fanotb_probe_root_limited`.
@@ -577,14 +534,7 @@ unsafe fn best_move(
             }
             // The same answer as a probe for a finished game, from the tables the
             // moves are read from: plain or rule-aware.
-            match rules_asked {
-                None => tb.value(&pos).map(drop),
-                Some((limit, counter)) => {
-                    let (limit, counter) = rules(limit, counter)?;
-                    tb.value_limited(&pos, limit, counter).map(drop)
-                }
-            }
-            .map_err(probe_error)?;
+            tb.value(&pos, rules(rules_asked)?).map_err(probe_error)?;
             let best = root_list(tb, &pos, rules_asked)?
                 .into_iter()
                 .next()
@@ -641,7 +591,11 @@ pub unsafe extern "C" fn fanotb_probe_limited(
     plies_to_capture: *mut c_int,
     cursed: *mut c_int,
 ) -> c_int {
-    let ask = Ask::limited(limit, counter, plies_to_capture, cursed);
+    let ask = Ask::Limited {
+        rules: (limit, counter),
+        plies: plies_to_capture,
+        cursed,
+    };
     // SAFETY: forwarded contracts.
     unsafe { probe_text(tb, position, value, ask) }
 }
@@ -666,7 +620,11 @@ pub unsafe extern "C" fn fanotb_probe_limited_bb(
     cursed: *mut c_int,
 ) -> c_int {
     let stones = (width, height, white, black, black_to_move);
-    let ask = Ask::limited(limit, counter, plies_to_capture, cursed);
+    let ask = Ask::Limited {
+        rules: (limit, counter),
+        plies: plies_to_capture,
+        cursed,
+    };
     // SAFETY: forwarded contracts.
     unsafe { probe_bitboards(tb, stones, value, ask) }
 }

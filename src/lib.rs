@@ -10,7 +10,6 @@
 mod board;
 mod certificate;
 mod check;
-mod checkpoint;
 mod depths;
 #[cfg(feature = "mpi")]
 mod distributed;
@@ -23,6 +22,7 @@ mod position;
 mod probe;
 mod proof;
 mod retro;
+mod rules;
 mod solve;
 mod table;
 mod value;
@@ -31,9 +31,8 @@ mod verify;
 pub mod ffi;
 
 pub use board::{Board, BoardError};
-pub use certificate::{Certificate, CertificateError, Entry, Part};
+pub use certificate::{Certificate, CertificateError, Claim, Entry, Part};
 pub use check::{CheckError, CheckReport, check_proof};
-pub use checkpoint::CheckpointError;
 pub use depths::DepthHistogram;
 #[cfg(feature = "mpi")]
 pub use distributed::{Deps, PairTraffic, generate_distributed};
@@ -42,16 +41,15 @@ pub use index::{Signature, SignatureError};
 pub use limit::{Limit, LimitError, Limited};
 pub use movegen::{Capture, DivideLine, Move, MoveError, Step, perft, perft_divide};
 pub use position::{Color, Position, PositionError};
-pub use probe::{
-    LimitedMove, MoveOutcome, ProbeError, TableInfo, Tablebase, best_count, best_count_limited,
-};
+pub use probe::{MoveValue, ProbeError, TableInfo, Tablebase, Value, best_count};
 pub use proof::{
-    CheckpointPlan, Claim, Limits, ProveError, ProveOptions, Proved, SearchOutcome, SearchProgress,
-    prove,
+    CheckpointError, CheckpointPlan, Limits, ProveError, ProveOptions, Proved, SearchOutcome,
+    SearchProgress, prove,
 };
 pub use retro::{
     BuildPlan, GenerateError, Observer, Options, TableReport, generate, peak_rss, plan_build,
 };
+pub use rules::{Rules, RulesError};
 pub use solve::{SMALL_BOARDS, SearchResult, Solution, SolveError, published, solve};
 pub use table::{Stats, TableError};
 pub use value::{Outcome, Wdl};

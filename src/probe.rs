@@ -12,8 +12,8 @@ use crate::depths::DepthHistogram;
 use crate::index::{Indexer, Signature};
 use crate::limit::{Limit, Limited};
 use crate::movegen::Move;
-use crate::position::Color;
-use crate::position::Position;
+use crate::position::{Color, Position};
+use crate::rules::Rules;
 use crate::table::{Stats, Table, TableError, packed_wdl};
 use crate::value::{Outcome, Wdl};
 
@@ -29,21 +29,20 @@ pub enum ProbeError {
     /// The table directory is not a directory.
     #[error("{} is not a directory", .0.display())]
     NotADirectory(PathBuf),
-    /// A no-capture counter above the limit: the game ended at the limit.
-    #[error("counter {counter} is above the no-capture limit {limit}: the game ended at {limit}")]
-    Counter {
-        /// The counter given.
-        counter: u32,
-        /// The limit.
-        limit: Limit,
-    },
 }
 
 /// Table slots per board: one per signature NvM, N and M below 64.
 const SLOTS: usize = 64 * 64;
 
 /// One board's tables, by signature, each opened once.
-type BoardSlots = Box<[OnceLock<Box<Table>>]>;
+type BoardSlots = Box<[OnceLock<Box<Opened>>]>;
+
+/// A table a `Tablebase` has opened, with its depth histogram once asked for (a
+/// table without a sidecar is decoded once).
+struct Opened {
+    table: Table,
+    depths: OnceLock<DepthHistogram>,
+}
 
 /// A directory of tables. Files open lazily on first use; safe to share across
 /// threads, and a probe of an open table takes no lock: each board has a row of
@@ -87,50 +86,97 @@ pub struct TableInfo {
     pub longest_win: Option<Position>,
 }
 
-/// A move with its value under a no-capture limit, from the mover's point of view.
-#[derive(Clone, Debug)]
-pub struct LimitedMove {
-    /// The move.
-    pub mv: Move,
-    /// Its value for the mover at the counter it leads to.
-    pub value: Wdl,
-    /// Its rule-aware value for the mover: T counts the move (1 for a capture).
-    pub limited: Limited,
-    /// The counter of the position after it: 0 after a capture, one more after a
-    /// paika.
-    pub counter: u32,
-    /// The position after it.
-    pub result: Position,
+/// A position's value for the side to move, as the tables give it under the rules
+/// it was asked under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Value {
+    /// The plain game: win, draw or loss with its depth.
+    Plain(Outcome),
+    /// Under a no-capture limit: the rule-aware table's value (at counter 0, with
+    /// T), read at `counter`.
+    Limited {
+        /// The value the rule-aware table stores.
+        stored: Limited,
+        /// The limit.
+        limit: Limit,
+        /// The counter it is read at.
+        counter: u32,
+    },
 }
 
-impl LimitedMove {
-    /// Sort key: best for the mover first (wins by the fewest plies to a capture,
-    /// draws, losses by the most). Among draws, those won without the limit come
-    /// first and those lost last, so that a player holding a cursed win keeps
+impl Value {
+    /// Win, draw or loss (under a limit: at the counter).
+    pub fn wdl(self) -> Wdl {
+        match self {
+            Value::Plain(o) => o.wdl(),
+            Value::Limited {
+                stored,
+                limit,
+                counter,
+            } => stored.at(limit, counter),
+        }
+    }
+
+    /// Plies to the end with best play (plain), or T, the plies to the next capture
+    /// that keeps a win or a loss (under a limit; also for a position drawn only at
+    /// this counter); `None` for a draw.
+    pub fn depth(self) -> Option<u32> {
+        match self {
+            Value::Plain(o) => o.depth(),
+            Value::Limited { stored, .. } => stored.plies_to_capture(),
+        }
+    }
+
+    /// Sort key: best for the side to move first (fast wins, draws, slow losses;
+    /// under a limit by T). Among draws under a limit, those won without the limit
+    /// come first and those lost last, so that a player holding a cursed win keeps
     /// chances should the opponent err.
-    fn rank(&self) -> (u8, i64) {
-        let t = self.limited.plies_to_capture().unwrap_or(0) as i64;
-        match self.value {
-            Wdl::Win => (0, t),
-            Wdl::Draw => match self.limited {
-                Limited::Win(_) | Limited::CursedWin => (1, 0),
-                Limited::Draw => (1, 1),
-                Limited::Loss(_) | Limited::BlessedLoss => (1, 2),
-            },
-            Wdl::Loss => (2, -t),
+    fn rank(self) -> (u8, i64) {
+        match self {
+            Value::Plain(o) => o.rank(),
+            Value::Limited { stored, .. } => {
+                let t = stored.plies_to_capture().unwrap_or(0) as i64;
+                match self.wdl() {
+                    Wdl::Win => (0, t),
+                    Wdl::Draw => match stored {
+                        Limited::Win(_) | Limited::CursedWin => (1, 0),
+                        Limited::Draw => (1, 1),
+                        Limited::Loss(_) | Limited::BlessedLoss => (1, 2),
+                    },
+                    Wdl::Loss => (2, -t),
+                }
+            }
         }
     }
 }
 
-/// A move with the outcome it leads to, from the mover's point of view.
+/// `win in 5`, `draw`; under a limit as the stored value: `win, capture in 5`,
+/// `cursed win`.
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Plain(o) => o.fmt(f),
+            Value::Limited { stored, .. } => stored.fmt(f),
+        }
+    }
+}
+
+/// A move with the value it leads to, from the mover's point of view.
 #[derive(Clone, Debug)]
-pub struct MoveOutcome {
+#[non_exhaustive]
+pub struct MoveValue {
     /// The move.
     pub mv: Move,
-    /// Its outcome for the side that made it, counting the move as one ply.
-    pub outcome: Outcome,
+    /// Its value for the side that made it, counting the move as one ply (under a
+    /// limit: read at the counter before the move, T counting the move, 1 for a
+    /// capture).
+    pub value: Value,
     /// The position after it.
     pub result: Position,
+    /// The rules of the position after it (under a limit: the counter is 0 after a
+    /// capture, one more after a paika).
+    pub rules: Rules,
 }
 
 /// Shows the directory and how many tables are open, not the tables.
@@ -183,7 +229,7 @@ impl Tablebase {
         board: &'static Board,
         limit: Option<Limit>,
         sig: Signature,
-    ) -> Result<&Table, ProbeError> {
+    ) -> Result<&Opened, ProbeError> {
         let n = limit.map_or(0, Limit::plies) as usize;
         let row = self.boards[n].get_or_init(|| Box::new(std::array::from_fn(|_| OnceLock::new())))
             [(board.width() - 3) / 2 * 4 + (board.height() - 3) / 2]
@@ -192,7 +238,10 @@ impl Tablebase {
         if let Some(t) = slot.get() {
             return Ok(t);
         }
-        let loaded = Box::new(Table::open(&self.dir, board, limit, sig)?);
+        let loaded = Box::new(Opened {
+            table: Table::open(&self.dir, board, limit, sig)?,
+            depths: OnceLock::new(),
+        });
         // Two threads may both open the file; the first to set the slot wins.
         Ok(slot.get_or_init(|| loaded))
     }
@@ -208,7 +257,7 @@ impl Tablebase {
             .map(|(board, limit, sig, path)| {
                 // Through the slots probes use: a server listing its tables again
                 // and again opens each file once.
-                let Table { idx, file, .. } = self.table(board, limit, sig)?;
+                let Table { idx, file } = &self.table(board, limit, sig)?.table;
                 let stats = file.header().stats;
                 let longest_win = (stats.wins > 0).then(|| {
                     let (us, them) = idx.unrank(stats.longest_win);
@@ -240,7 +289,12 @@ impl Tablebase {
         limit: Option<Limit>,
         sig: Signature,
     ) -> Result<DepthHistogram, ProbeError> {
-        Ok(self.table(board, limit, sig)?.depths(board, limit, false)?)
+        let opened = self.table(board, limit, sig)?;
+        if let Some(h) = opened.depths.get() {
+            return Ok(h.clone());
+        }
+        let h = crate::depths::histogram(&opened.table, board, limit, false)?;
+        Ok(opened.depths.get_or_init(|| h).clone())
     }
 
     /// Every table file in the directory, as (board, limit, signature, path), sorted.
@@ -307,174 +361,127 @@ impl Tablebase {
             return Err(ProbeError::GameOver(side.name()));
         }
         let (us, them) = (pos.us(), pos.them());
-        let t = self.table(pos.board(), limit, Signature::of(us, them))?;
+        let t = &self
+            .table(pos.board(), limit, Signature::of(us, them))?
+            .table;
         let i = t.idx.index(us, them);
         Ok((t, i))
     }
 
-    /// Win, draw or loss for the side to move (reads only the value stream).
-    pub fn value(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        let (t, i) = self.locate(pos, None)?;
-        Ok(t.file.wdl(i)?)
+    /// Win, draw or loss for the side to move under `rules` (a plain probe reads
+    /// only the value stream).
+    ///
+    /// # Errors
+    /// The position is over (a side has no stones), or its table is missing or
+    /// damaged.
+    pub fn value(&self, pos: &Position, rules: Rules) -> Result<Wdl, ProbeError> {
+        match rules.limit() {
+            None => {
+                let (t, i) = self.locate(pos, None)?;
+                Ok(t.file.wdl(i)?)
+            }
+            Some(_) => Ok(self.probe(pos, rules)?.wdl()),
+        }
     }
 
-    /// Value and depth for the side to move.
-    pub fn probe(&self, pos: &Position) -> Result<Outcome, ProbeError> {
+    /// The value for the side to move under `rules`, with its depth (plain) or T
+    /// and the stored rule-aware value (under a limit).
+    ///
+    /// # Errors
+    /// As [`Tablebase::value`].
+    pub fn probe(&self, pos: &Position, rules: Rules) -> Result<Value, ProbeError> {
+        Ok(match rules.limit() {
+            None => Value::Plain(self.outcome(pos)?),
+            Some(limit) => Value::Limited {
+                stored: self.limited(pos, limit)?,
+                limit,
+                counter: rules.counter(),
+            },
+        })
+    }
+
+    /// The plain table's value and depth.
+    pub(crate) fn outcome(&self, pos: &Position) -> Result<Outcome, ProbeError> {
         let (t, i) = self.locate(pos, None)?;
         Ok(t.file.outcome(i)?)
     }
 
-    /// The rule-aware value for the side to move under the no-capture limit
-    /// `limit`, as its table stores it: the value at counter 0 and T (see
-    /// [`Limited::at`] for another counter).
-    pub fn probe_limited(&self, pos: &Position, limit: Limit) -> Result<Limited, ProbeError> {
+    /// The rule-aware table's value of `limit` (at counter 0, with T).
+    pub(crate) fn limited(&self, pos: &Position, limit: Limit) -> Result<Limited, ProbeError> {
         let (t, i) = self.locate(pos, Some(limit))?;
         Ok(t.file.limited(i)?)
     }
 
-    /// Win, draw or loss for the side to move under the no-capture limit `limit`,
-    /// `counter` plies after the last capture.
+    /// Every legal move with its value for the mover, best first (stable order
+    /// among equals). Under a limit at the limit the game is over: no move.
     ///
     /// # Errors
-    /// As [`Tablebase::probe`], and `Counter` for a counter above the limit.
-    pub fn value_limited(
-        &self,
-        pos: &Position,
-        limit: Limit,
-        counter: u32,
-    ) -> Result<Wdl, ProbeError> {
-        check_counter(limit, counter)?;
-        Ok(self.probe_limited(pos, limit)?.at(limit, counter))
-    }
-
-    /// Every legal move with its value under the limit at the counter it leads to,
-    /// best first (stable order among equals). At the limit the game is over: no
-    /// move.
-    pub fn moves_limited(
-        &self,
-        pos: &Position,
-        limit: Limit,
-        counter: u32,
-    ) -> Result<Vec<LimitedMove>, ProbeError> {
-        check_counter(limit, counter)?;
+    /// As [`Tablebase::value`], for the position or a successor.
+    pub fn moves(&self, pos: &Position, rules: Rules) -> Result<Vec<MoveValue>, ProbeError> {
         if let Some(side) = pos.side_without_stones() {
             return Err(ProbeError::GameOver(side.name()));
         }
-        if counter == limit.plies() {
+        if rules.at_limit() {
             return Ok(Vec::new());
         }
         let mut out = Vec::new();
         for mv in pos.legal_moves() {
             let result = pos.apply(&mv);
-            let capture = mv.is_capture();
-            let limited = if result.us() == 0 {
-                Limited::Win(1)
-            } else if capture {
-                self.probe_limited(&result, limit)?.after_capture()
-            } else {
-                self.probe_limited(&result, limit)?.for_mover()
+            let value = match rules.limit() {
+                None if result.us() == 0 => Value::Plain(Outcome::Win(1)),
+                None => Value::Plain(self.outcome(&result)?.for_mover()),
+                Some(limit) => Value::Limited {
+                    stored: if result.us() == 0 {
+                        Limited::Win(1)
+                    } else if mv.is_capture() {
+                        self.limited(&result, limit)?.after_capture()
+                    } else {
+                        self.limited(&result, limit)?.for_mover()
+                    },
+                    limit,
+                    counter: rules.counter(),
+                },
             };
-            out.push(LimitedMove {
+            out.push(MoveValue {
+                rules: rules.after(&mv),
                 mv,
-                value: limited.at(limit, counter),
-                limited,
-                counter: if capture { 0 } else { counter + 1 },
+                value,
                 result,
             });
         }
-        out.sort_by_key(LimitedMove::rank);
+        out.sort_by_key(|m| m.value.rank());
         Ok(out)
     }
 
-    /// The moves that keep the position's value under the limit with the best T: a
-    /// winner captures soonest, a loser delays most.
-    pub fn best_moves_limited(
-        &self,
-        pos: &Position,
-        limit: Limit,
-        counter: u32,
-    ) -> Result<Vec<LimitedMove>, ProbeError> {
-        let mut moves = self.moves_limited(pos, limit, counter)?;
-        moves.truncate(best_count_limited(&moves));
-        Ok(moves)
-    }
-
-    /// The principal line under the limit from `counter`: best moves (the first of
-    /// equals) until the game ends. A position drawn at its counter has no end; its
-    /// line is empty.
-    pub fn line_limited(
-        &self,
-        pos: &Position,
-        limit: Limit,
-        counter: u32,
-    ) -> Result<Vec<LimitedMove>, ProbeError> {
-        let mut line = Vec::new();
-        let (mut cur, mut c) = (*pos, counter);
-        if self.value_limited(&cur, limit, c)? == Wdl::Draw {
-            return Ok(line);
-        }
-        while !cur.is_lost() {
-            let step = self
-                .best_moves_limited(&cur, limit, c)?
-                .into_iter()
-                .next()
-                .expect("a position decided under the limit, not lost, has a move");
-            (cur, c) = (step.result, step.counter);
-            line.push(step);
-            if cur.us() == 0 {
-                break;
-            }
-        }
-        Ok(line)
-    }
-
-    /// Every legal move with its outcome for the mover, best first (stable order
-    /// among equals).
-    pub fn moves(&self, pos: &Position) -> Result<Vec<MoveOutcome>, ProbeError> {
-        if let Some(side) = pos.side_without_stones() {
-            return Err(ProbeError::GameOver(side.name()));
-        }
-        let mut out = Vec::new();
-        for mv in pos.legal_moves() {
-            let result = pos.apply(&mv);
-            let outcome = if result.us() == 0 {
-                Outcome::Win(1)
-            } else {
-                self.probe(&result)?.for_mover()
-            };
-            out.push(MoveOutcome {
-                mv,
-                outcome,
-                result,
-            });
-        }
-        out.sort_by_key(|m| m.outcome.rank());
-        Ok(out)
-    }
-
-    /// The moves that keep the position's value with the best depth.
-    pub fn best_moves(&self, pos: &Position) -> Result<Vec<MoveOutcome>, ProbeError> {
-        let mut moves = self.moves(pos)?;
-        let n = best_count(&moves);
-        moves.truncate(n);
+    /// The moves that keep the position's value with the best depth (under a
+    /// limit, the best T: a winner captures soonest, a loser delays most).
+    ///
+    /// # Errors
+    /// As [`Tablebase::moves`].
+    pub fn best_moves(&self, pos: &Position, rules: Rules) -> Result<Vec<MoveValue>, ProbeError> {
+        let mut moves = self.moves(pos, rules)?;
+        moves.truncate(best_count(&moves));
         Ok(moves)
     }
 
     /// The principal line: best moves (the first of equals) until the game ends. A
-    /// drawn position has no end; its line is empty.
-    pub fn line(&self, pos: &Position) -> Result<Vec<MoveOutcome>, ProbeError> {
+    /// position drawn under `rules` has no end; its line is empty.
+    ///
+    /// # Errors
+    /// As [`Tablebase::moves`], for any position of the line.
+    pub fn line(&self, pos: &Position, rules: Rules) -> Result<Vec<MoveValue>, ProbeError> {
         let mut line = Vec::new();
-        let mut cur = *pos;
-        if self.probe(&cur)? == Outcome::Draw {
+        let (mut cur, mut rules) = (*pos, rules);
+        if self.value(&cur, rules)? == Wdl::Draw {
             return Ok(line);
         }
         while !cur.is_lost() {
-            let best = self.best_moves(&cur)?;
-            let step = best
+            let step = self
+                .best_moves(&cur, rules)?
                 .into_iter()
                 .next()
-                .expect("a position not lost has a move");
-            cur = step.result;
+                .expect("a decided position, not lost, has a move");
+            (cur, rules) = (step.result, step.rules);
             line.push(step);
             if cur.us() == 0 {
                 break;
@@ -484,11 +491,14 @@ impl Tablebase {
     }
 }
 
-/// How many moves at the front of a best-first list under the limit (as
-/// `Tablebase::moves_limited` gives it) share the best value and T.
-pub fn best_count_limited(moves: &[LimitedMove]) -> usize {
+/// How many moves at the front of a best-first list (as [`Tablebase::moves`] gives
+/// it) share the best value and depth.
+pub fn best_count(moves: &[MoveValue]) -> usize {
     moves.first().map_or(0, |b| {
-        moves.iter().take_while(|m| m.rank() == b.rank()).count()
+        moves
+            .iter()
+            .take_while(|m| m.value.rank() == b.value.rank())
+            .count()
     })
 }
 
@@ -502,21 +512,6 @@ fn table_signature(path: &Path) -> Option<Signature> {
 
 /// A table file of a directory: its board, limit, signature and path.
 pub(crate) type Listed = (&'static Board, Option<Limit>, Signature, PathBuf);
-
-fn check_counter(limit: Limit, counter: u32) -> Result<(), ProbeError> {
-    if counter > limit.plies() {
-        return Err(ProbeError::Counter { counter, limit });
-    }
-    Ok(())
-}
-
-/// How many moves at the front of a best-first list (as `Tablebase::moves` gives it)
-/// share the best outcome.
-pub fn best_count(moves: &[MoveOutcome]) -> usize {
-    moves.first().map_or(0, |b| {
-        moves.iter().take_while(|m| m.outcome == b.outcome).count()
-    })
-}
 
 /// The value streams of every table of a board up to some number of stones,
 /// decoded into memory (2 bits a position class): lock-free value probes for

@@ -483,7 +483,7 @@ fn existing(
 ) -> Option<TableFile> {
     let t = Table::open(dir, board, limit, sig).ok()?;
     t.file.verify_checksums().ok()?;
-    t.depths(board, limit, true).ok()?;
+    crate::depths::histogram(&t, board, limit, true).ok()?;
     Some(t.file)
 }
 

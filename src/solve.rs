@@ -10,8 +10,9 @@ use thiserror::Error;
 use crate::board::Board;
 use crate::index::Signature;
 use crate::position::Position;
-use crate::probe::{MoveOutcome, ProbeError, Tablebase};
+use crate::probe::{MoveValue, ProbeError, Tablebase};
 use crate::retro::{GenerateError, Options, TableReport, generate, peak_rss};
+use crate::rules::Rules;
 use crate::value::Outcome;
 
 /// Why `solve` could not solve a position.
@@ -63,9 +64,9 @@ pub struct Solution {
     /// Its value and depth for the side to move, from the tables.
     pub outcome: Outcome,
     /// Every legal move, best first, with its outcome for the mover.
-    pub moves: Vec<MoveOutcome>,
+    pub moves: Vec<MoveValue>,
     /// The principal line; empty for a draw.
-    pub line: Vec<MoveOutcome>,
+    pub line: Vec<MoveValue>,
     /// One report per table built or found.
     pub tables: Vec<TableReport>,
     /// Placements in every table built or found (no symmetry reduction).
@@ -96,15 +97,15 @@ pub fn solve(
     let tables = generate(dir, board, &[signature], opts, report)?;
     let seconds = start.elapsed().as_secs_f64();
     let tb = Tablebase::open(dir)?;
-    let outcome = tb.probe(pos)?;
+    let outcome = tb.outcome(pos)?;
     let search = search(&tb, pos, signature.stones(), 10_000)?;
     Ok(Solution {
         board,
         position: *pos,
         signature,
         outcome,
-        moves: tb.moves(pos)?,
-        line: tb.line(pos)?,
+        moves: tb.moves(pos, Rules::PLAIN)?,
+        line: tb.line(pos, Rules::PLAIN)?,
         positions: tables.iter().map(|r| r.stats.placements).sum(),
         disk_bytes: tables.iter().map(|r| r.file_bytes).sum(),
         tables,
@@ -144,7 +145,7 @@ fn negamax(
     }
     let stones = (pos.us() | pos.them()).count_ones() as usize;
     if stones < material {
-        return Ok(Some(tb.probe(pos)?));
+        return Ok(Some(tb.outcome(pos)?));
     }
     if path.contains(pos) {
         return Ok(Some(Outcome::Draw));

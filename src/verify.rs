@@ -20,7 +20,8 @@ use crate::depths::{DepthHistogram, read_sidecar};
 use crate::index::{Indexer, Signature};
 use crate::limit::{Limit, Limited};
 use crate::position::{Color, Position};
-use crate::probe::{ProbeError, Tablebase};
+use crate::probe::{ProbeError, Tablebase, Value};
+use crate::rules::Rules;
 use crate::table::{Decoded, Stats, Table, code_limited, table_path};
 use crate::value::Outcome;
 
@@ -102,18 +103,25 @@ fn verify_sample(
                 describe_mismatch(i, &pos, stored, derived)
             };
             if let Some(limit) = limit {
-                let stored = tb.probe_limited(&pos, limit)?;
-                let moves = tb.moves_limited(&pos, limit, 0)?;
-                let plain = tb.value(&pos)?;
-                let derived = Limited::from_moves(limit, moves.iter().map(|m| m.limited), plain);
+                let stored = tb.limited(&pos, limit)?;
+                let moves = tb.moves(&pos, limit.into())?;
+                let plain = tb.value(&pos, Rules::PLAIN)?;
+                let derived = Limited::from_moves(
+                    limit,
+                    moves.iter().filter_map(|m| match m.value {
+                        Value::Limited { stored, .. } => Some(stored),
+                        Value::Plain(_) => None,
+                    }),
+                    plain,
+                );
                 return Ok((stored != derived).then(|| describe(&stored, &derived)));
             }
-            let stored = tb.probe(&pos)?;
+            let stored = tb.outcome(&pos)?;
             // No move: lost in 0.
-            let derived = tb
-                .moves(&pos)?
-                .first()
-                .map_or(Outcome::Loss(0), |m| m.outcome);
+            let derived = match tb.moves(&pos, Rules::PLAIN)?.first().map(|m| m.value) {
+                Some(Value::Plain(o)) => o,
+                _ => Outcome::Loss(0),
+            };
             Ok((stored != derived).then(|| describe(&stored, &derived)))
         })
         .filter_map(Result::transpose)

@@ -133,9 +133,12 @@ fn assert_refused(dir: &Path, path: &Path, s: Signature, probe_at: Option<&str>)
     assert!(listed.contains(name), "tables(): {listed}");
     if let Some(text) = probe_at {
         let pos: Position = text.parse().unwrap();
-        let e = tb.probe(&pos).unwrap_err().to_string();
+        let e = common::plain(&tb, &pos).unwrap_err().to_string();
         assert!(e.contains(name), "probe: {e}");
-        let e = tb.value(&pos).unwrap_err().to_string();
+        let e = tb
+            .value(&pos, fanotb::Rules::PLAIN)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(name), "value: {e}");
     }
     let e = verify(&tb, &[s], None, |_| {}).unwrap_err().to_string();
@@ -150,7 +153,10 @@ fn assert_refused(dir: &Path, path: &Path, s: Signature, probe_at: Option<&str>)
         let own = built.iter().find(|r| r.sig == s).unwrap();
         assert!(!own.skipped, "{s} was taken as complete");
         let pos: Position = probe_at.unwrap().parse().unwrap();
-        Tablebase::open(dir).unwrap().probe(&pos).unwrap();
+        Tablebase::open(dir)
+            .unwrap()
+            .probe(&pos, fanotb::Rules::PLAIN)
+            .unwrap();
     } else {
         std::fs::remove_file(path).unwrap();
     }
@@ -287,7 +293,7 @@ fn a_damaged_header_is_damage_not_a_foreign_table() {
     let pos: Position = P2V1.parse().unwrap();
     let e = Tablebase::open(dir.path())
         .unwrap()
-        .probe(&pos)
+        .probe(&pos, fanotb::Rules::PLAIN)
         .unwrap_err()
         .to_string();
     assert!(e.contains("corrupted") && !e.contains("holds"), "{e}");
@@ -303,7 +309,7 @@ fn names_that_are_not_regular_files_are_refused_without_hanging() {
     let probe = || {
         Tablebase::open(dir.path())
             .unwrap()
-            .probe(&pos)
+            .probe(&pos, fanotb::Rules::PLAIN)
             .unwrap_err()
             .to_string()
     };

@@ -105,7 +105,7 @@ fn c_abi_bitboards_value_only_root_largest_and_errors() {
             fanotb_probe_bb(tb, 9, 5, pos.white(), pos.black(), 1, &mut v2, &mut d2),
             FANOTB_OK
         );
-        let o = tbr.probe(&flipped).unwrap();
+        let o = common::plain(&tbr, &flipped).unwrap();
         assert_eq!(
             (v2, d2),
             (
@@ -141,7 +141,7 @@ fn c_abi_bitboards_value_only_root_largest_and_errors() {
             fanotb_probe_root(tb, cpos.as_ptr(), std::ptr::null_mut(), 0, &mut count),
             FANOTB_ESPACE
         );
-        let moves = tbr.moves(&pos).unwrap();
+        let moves = tbr.moves(&pos, fanotb::Rules::PLAIN).unwrap();
         assert_eq!(count, moves.len());
         let mut out = vec![
             fanotb_root_move {
@@ -158,7 +158,7 @@ fn c_abi_bitboards_value_only_root_largest_and_errors() {
         for (r, m) in out.iter().zip(&moves) {
             let n = CStr::from_ptr(r.notation.as_ptr()).to_str().unwrap();
             assert_eq!(n, m.mv.notation(pos.board()));
-            assert_eq!(r.depth, m.outcome.depth().map_or(-1, |d| d as c_int));
+            assert_eq!(r.depth, m.value.depth().map_or(-1, |d| d as c_int));
         }
         assert_eq!(out[0].value, 1);
 
@@ -324,8 +324,9 @@ fn c_abi_under_the_no_capture_limit() {
                 &mut cursed,
             );
             assert_eq!(status, FANOTB_OK);
-            let stored = lib.probe_limited(&pos, limit).unwrap();
-            let want = lib.value_limited(&pos, limit, counter).unwrap();
+            let stored = common::stored(&lib, &pos, limit).unwrap();
+            let rules = fanotb::Rules::no_capture_limit(limit, counter).unwrap();
+            let want = lib.value(&pos, rules).unwrap();
             assert_eq!(value, [-1, 0, 1][want as usize], "{pos}");
             assert_eq!(plies, stored.plies_to_capture().map_or(-1, |t| t as c_int));
             assert_eq!(cursed, stored.cursed() as c_int);
@@ -366,12 +367,12 @@ fn c_abi_under_the_no_capture_limit() {
                 ),
                 FANOTB_OK
             );
-            let moves = lib.moves_limited(&pos, limit, counter).unwrap();
+            let moves = lib.moves(&pos, rules).unwrap();
             assert_eq!(count, moves.len());
             for (r, m) in root.iter().zip(&moves) {
                 let name = CStr::from_ptr(r.notation.as_ptr()).to_str().unwrap();
                 assert_eq!(name, m.mv.notation(pos.board()));
-                assert_eq!(r.value, [-1, 0, 1][m.value as usize]);
+                assert_eq!(r.value, [-1, 0, 1][m.value.wdl() as usize]);
             }
             let mut buf = [0 as c_char; 64];
             assert_eq!(

@@ -8,8 +8,13 @@ use std::collections::HashMap;
 
 use common::naive::{self, NaivePos, Value};
 use fanotb::{
-    Board, Limit, Limited, Options, Position, Signature, Tablebase, Wdl, generate, verify,
+    Board, Limit, Limited, Options, Position, Rules, Signature, Tablebase, Wdl, generate, verify,
 };
+
+/// Under `limit` at `counter`.
+fn rules(limit: Limit, counter: u32) -> Rules {
+    Rules::no_capture_limit(limit, counter).unwrap()
+}
 
 fn rule_aware_tables(board: &'static Board, max: usize, limit: Limit) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -46,9 +51,9 @@ fn compare(
             continue;
         }
         let pos = naive::to_text(p).parse::<Position>().unwrap();
-        let stored = tb.probe_limited(&pos, limit).unwrap();
+        let stored = common::stored(tb, &pos, limit).unwrap();
         for (c, want) in per_counter.iter().map(ours).enumerate() {
-            let got = tb.value_limited(&pos, limit, c as u32).unwrap();
+            let got = tb.value(&pos, rules(limit, c as u32)).unwrap();
             assert_eq!(got, want, "{pos} at counter {c}: stored {stored}");
         }
         let without = match plain[p] {
@@ -73,34 +78,39 @@ fn compare(
             .plies_to_capture()
             .map_or(0, |t| limit.plies().saturating_sub(t));
         for c in [c, (c + 1).min(limit.plies())] {
-            let moves = tb.moves_limited(&pos, limit, c).unwrap();
+            let moves = tb.moves(&pos, rules(limit, c)).unwrap();
             for m in &moves {
                 let after = naive::parse(&m.result.to_string());
                 let want = if m.result.us() == 0 {
                     Wdl::Loss
                 } else {
-                    ours(&limited[&after][m.counter as usize])
+                    ours(&limited[&after][m.rules.counter() as usize])
                 };
                 assert_eq!(
-                    m.value,
+                    m.value.wdl(),
                     want.flipped(),
                     "{pos} at {c}: {}",
                     m.mv.notation(pos.board())
                 );
             }
-            let best = tb.best_moves_limited(&pos, limit, c).unwrap();
-            let value = tb.value_limited(&pos, limit, c).unwrap();
+            let best = tb.best_moves(&pos, rules(limit, c)).unwrap();
+            let value = tb.value(&pos, rules(limit, c)).unwrap();
             if c == limit.plies() {
                 assert!(moves.is_empty(), "{pos}: no move at the limit");
                 continue;
             }
             if let Some(b) = best.first() {
                 assert_eq!(
-                    b.value, value,
+                    b.value.wdl(),
+                    value,
                     "{pos} at {c}: the best move keeps the value"
                 );
                 if value != Wdl::Draw {
-                    assert_eq!(b.limited, stored, "{pos} at {c}: the best move has T");
+                    assert_eq!(
+                        b.value.depth(),
+                        stored.plies_to_capture(),
+                        "{pos} at {c}: the best move has T"
+                    );
                 }
             }
         }
@@ -184,7 +194,7 @@ fn line_under_the_limit_keeps_the_result_and_ends_the_game() {
             continue;
         }
         let pos = naive::to_text(p).parse::<Position>().unwrap();
-        let line = tb.line_limited(&pos, limit, 0).unwrap();
+        let line = tb.line(&pos, limit.into()).unwrap();
         let last = line.last().expect("a win has a line");
         assert!(last.result.us() == 0 || last.result.is_lost(), "{pos}");
         assert_eq!(line.len() % 2, 1, "{pos}: the winner makes the last move");
@@ -192,11 +202,11 @@ fn line_under_the_limit_keeps_the_result_and_ends_the_game() {
         for (i, m) in line.iter().enumerate() {
             let mover_wins = i % 2 == 0;
             assert_eq!(
-                m.value,
+                m.value.wdl(),
                 if mover_wins { Wdl::Win } else { Wdl::Loss },
                 "{pos}"
             );
-            assert!(m.counter <= limit.plies(), "{pos}");
+            assert!(m.rules.counter() <= limit.plies(), "{pos}");
         }
         lines += 1;
     }
@@ -210,7 +220,7 @@ fn counters_above_the_limit_and_foreign_tables_are_refused() {
     let dir = rule_aware_tables(board, 3, limit);
     let tb = Tablebase::open(dir.path()).unwrap();
     let pos = "5/1W3/3B1 w".parse::<Position>().unwrap();
-    let err = tb.value_limited(&pos, limit, 4).unwrap_err();
+    let err = Rules::no_capture_limit(limit, 4).unwrap_err();
     assert_eq!(
         err.to_string(),
         "counter 4 is above the no-capture limit 3: the game ended at 3"
@@ -219,7 +229,7 @@ fn counters_above_the_limit_and_foreign_tables_are_refused() {
     // refused as another table.
     let other = Limit::new(4).unwrap();
     assert!(
-        tb.probe_limited(&pos, other)
+        tb.probe(&pos, other.into())
             .unwrap_err()
             .to_string()
             .starts_with("no table 1v1")
@@ -227,7 +237,7 @@ fn counters_above_the_limit_and_foreign_tables_are_refused() {
     let n4 = dir.path().join("5x3/n4");
     std::fs::create_dir_all(&n4).unwrap();
     std::fs::copy(dir.path().join("5x3/1v1.fntb"), n4.join("1v1.fntb")).unwrap();
-    let err = tb.probe_limited(&pos, other).unwrap_err().to_string();
+    let err = tb.probe(&pos, other.into()).unwrap_err().to_string();
     assert!(
         err.ends_with("holds 1v1 on 5x3, expected 1v1 on 5x3 under the no-capture limit 4"),
         "{err}"

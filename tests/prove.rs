@@ -95,7 +95,7 @@ fn small_board_starts_agree_with_the_whole_tables() {
         let side = start.white().count_ones() as usize;
         build(dir.path(), board, 2 * side, side);
         let tb = Tablebase::open(dir.path()).unwrap();
-        assert_eq!(tb.probe(&start).unwrap().wdl(), value, "{w}x{h}");
+        assert_eq!(common::plain(&tb, &start).unwrap().wdl(), value, "{w}x{h}");
     }
 }
 
@@ -130,7 +130,7 @@ fn random_positions_agree_with_the_tables() {
         for _ in 0..count {
             let n = k + 1 + rng.below((stones - k) as u64) as usize;
             let pos = random_position(&mut rng, board, n);
-            let truth = tb.probe(&pos).unwrap().wdl();
+            let truth = common::plain(&tb, &pos).unwrap().wdl();
             let (value, _) = prove_and_check(dir.path(), &pos, k);
             assert_eq!(value, truth, "{pos} with tables up to {k} stones");
             seen[truth as usize] += 1;
@@ -258,7 +258,7 @@ fn a_cycle_offered_as_a_win_is_rejected() {
     let mut rng = Rng(7);
     for _ in 0..2000 {
         let pos = random_position(&mut rng, board, stones);
-        if pos.turn() != Color::White || tb.probe(&pos).unwrap().wdl() != Wdl::Win {
+        if pos.turn() != Color::White || common::plain(&tb, &pos).unwrap().wdl() != Wdl::Win {
             continue;
         }
         let Some(cycle) = winning_cycle(&tb, &pos, k) else {
@@ -309,8 +309,8 @@ fn winning_cycle(tb: &Tablebase, pos: &Position, k: usize) -> Option<Vec<Positio
     let mut iters: Vec<Vec<Position>> = vec![];
     let next = |p: &Position| -> Vec<Position> {
         let mut v = Vec::new();
-        for m in tb.moves(p).unwrap() {
-            if m.outcome.wdl() != Wdl::Win || stones(&m.result) <= k {
+        for m in tb.moves(p, fanotb::Rules::PLAIN).unwrap() {
+            if m.value.wdl() != Wdl::Win || stones(&m.result) <= k {
                 continue;
             }
             for r in m.result.successors() {
@@ -355,7 +355,7 @@ fn closure(tb: &Tablebase, root: &Position, k: usize, cycle: &[Position]) -> Vec
     while let Some(p) = stack.pop() {
         let mut next = Vec::new();
         let mv = if p.turn() == Color::White {
-            let moves = tb.moves(&p).unwrap();
+            let moves = tb.moves(&p, fanotb::Rules::PLAIN).unwrap();
             let on = cycle.iter().position(|c| *c == p);
             let m = match on {
                 Some(i) => {

@@ -23,37 +23,38 @@ fn expected(tb: &Tablebase, pos: &Position, rules: Option<(Limit, u32)>) -> Valu
     let b = pos.board();
     match rules {
         None => {
-            let outcome = tb.probe(pos).unwrap();
-            let moves = tb.moves(pos).unwrap();
+            let outcome = common::plain(tb, pos).unwrap();
+            let moves = tb.moves(pos, fanotb::Rules::PLAIN).unwrap();
             json!({
                 "position": pos.to_string(),
                 "value": outcome.wdl().name(),
                 "depth": outcome.depth(),
                 "moves": moves.iter().map(|m| json!({
                     "move": m.mv.notation(b),
-                    "value": m.outcome.wdl().name(),
-                    "depth": m.outcome.depth(),
+                    "value": m.value.wdl().name(),
+                    "depth": m.value.depth(),
                     "result": m.result.to_string(),
                 })).collect::<Vec<_>>(),
                 "best": moves[..best_count(&moves)].iter().map(|m| m.mv.notation(b)).collect::<Vec<_>>(),
             })
         }
         Some((limit, counter)) => {
-            let stored = tb.probe_limited(pos, limit).unwrap();
-            let moves = tb.moves_limited(pos, limit, counter).unwrap();
-            let best = tb.best_moves_limited(pos, limit, counter).unwrap();
+            let stored = common::stored(tb, pos, limit).unwrap();
+            let rules = fanotb::Rules::no_capture_limit(limit, counter).unwrap();
+            let moves = tb.moves(pos, rules).unwrap();
+            let best = tb.best_moves(pos, rules).unwrap();
             json!({
                 "position": pos.to_string(),
                 "limit": limit.plies(),
                 "counter": counter,
-                "value": tb.value_limited(pos, limit, counter).unwrap().name(),
+                "value": tb.value(pos, rules).unwrap().name(),
                 "plies_to_capture": stored.plies_to_capture(),
                 "cursed": stored.cursed(),
                 "moves": moves.iter().map(|m| json!({
                     "move": m.mv.notation(b),
-                    "value": m.value.name(),
-                    "plies_to_capture": m.limited.plies_to_capture(),
-                    "counter": m.counter,
+                    "value": m.value.wdl().name(),
+                    "plies_to_capture": m.value.depth(),
+                    "counter": m.rules.counter(),
                     "result": m.result.to_string(),
                 })).collect::<Vec<_>>(),
                 "best": best.iter().map(|m| m.mv.notation(b)).collect::<Vec<_>>(),
@@ -125,7 +126,7 @@ fn the_api_answers_as_the_library_does_and_errors_are_json() {
     let (status, line) = server.json(&a, &format!("/api/line?{}", query(&pos, None)));
     assert_eq!(status, 200);
     let want: Vec<String> = tb
-        .line(&pos)
+        .line(&pos, fanotb::Rules::PLAIN)
         .unwrap()
         .iter()
         .map(|m| m.mv.notation(pos.board()))

@@ -32,7 +32,7 @@ fn small_boards_are_white_wins_proved_by_search() {
         // The independent search proves the same value and depth.
         assert_eq!(s.search.outcome, Some(s.outcome), "{w}x{h}");
         assert_eq!(s.moves[0].mv.notation(board), best);
-        assert_eq!(s.moves[0].outcome, win(depth));
+        assert_eq!(s.moves[0].value, fanotb::Value::Plain(win(depth)));
         // The line ends the game in exactly `depth` plies.
         assert_eq!(s.line.len() as u32, depth);
         assert!(s.line.last().unwrap().result.is_lost());

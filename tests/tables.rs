@@ -34,7 +34,11 @@ fn compare_all(tb: &Tablebase, solved: &HashMap<NaivePos, Value>) -> (u64, u64, 
     let mut counts = (0, 0, 0);
     for (np, &v) in solved {
         let pos: Position = naive::to_text(np).parse().unwrap();
-        assert_eq!(tb.probe(&pos).unwrap(), common::outcome(v), "{pos}");
+        assert_eq!(
+            common::plain(tb, &pos).unwrap(),
+            common::outcome(v),
+            "{pos}"
+        );
         match v {
             Value::Win(_) => counts.0 += 1,
             Value::Draw => counts.1 += 1,
@@ -72,7 +76,7 @@ fn compare_best_moves(tb: &Tablebase, solved: &HashMap<NaivePos, Value>, every: 
             .map(|m| m.notation.clone())
             .collect();
         let mut got: Vec<String> = tb
-            .best_moves(&pos)
+            .best_moves(&pos, fanotb::Rules::PLAIN)
             .unwrap()
             .iter()
             .map(|m| m.mv.notation(pos.board()))
@@ -132,8 +136,8 @@ fn whole_3x3_board_matches_brute_force() {
     check_depths(&tb, board, &solved);
     // The 3x3 start: White wins (Schadd et al.), in 11 plies by the brute force.
     let start = Position::start(board);
-    assert_eq!(tb.probe(&start).unwrap(), Outcome::Win(11));
-    let line = tb.line(&start).unwrap();
+    assert_eq!(common::plain(&tb, &start).unwrap(), Outcome::Win(11));
+    let line = tb.line(&start, fanotb::Rules::PLAIN).unwrap();
     assert_eq!(line.len(), 11);
     assert!(line.last().unwrap().result.is_lost());
 }
@@ -244,7 +248,7 @@ fn damaged_files_are_detected_never_misread() {
         bad[at] ^= 0x40;
         std::fs::write(&path, &bad).unwrap();
         let tb = Tablebase::open(dir.path()).unwrap();
-        let probe = tb.probe(&pos);
+        let probe = common::plain(&tb, &pos);
         let verified = verify(&tb, &[], None, |_| {});
         assert!(
             probe.is_err() || verified.is_err(),
@@ -258,7 +262,7 @@ fn damaged_files_are_detected_never_misread() {
     let probe_err = || {
         Tablebase::open(dir.path())
             .unwrap()
-            .probe(&pos)
+            .probe(&pos, fanotb::Rules::PLAIN)
             .unwrap_err()
             .to_string()
     };
@@ -277,7 +281,7 @@ fn damaged_files_are_detected_never_misread() {
     std::fs::remove_file(&path).unwrap();
     let missing = Tablebase::open(dir.path())
         .unwrap()
-        .probe(&pos)
+        .probe(&pos, fanotb::Rules::PLAIN)
         .unwrap_err();
     assert!(
         matches!(
@@ -288,8 +292,8 @@ fn damaged_files_are_detected_never_misread() {
     );
     // Restored, the same probe answers.
     std::fs::write(&path, &good).unwrap();
-    let o = Tablebase::open(dir.path()).unwrap().probe(&pos).unwrap();
-    assert_eq!(o, Outcome::Win(29));
+    let tb = Tablebase::open(dir.path()).unwrap();
+    assert_eq!(common::plain(&tb, &pos).unwrap(), Outcome::Win(29));
 }
 
 #[test]
@@ -473,7 +477,12 @@ fn probes_answer_the_same_whatever_the_block_cache() {
     let all = |tb: &Tablebase| -> Vec<_> {
         positions
             .iter()
-            .map(|p| (tb.probe(p).unwrap(), tb.moves(p).unwrap().len()))
+            .map(|p| {
+                (
+                    common::plain(tb, p).unwrap(),
+                    tb.moves(p, fanotb::Rules::PLAIN).unwrap().len(),
+                )
+            })
             .collect()
     };
     let want = all(&tb);

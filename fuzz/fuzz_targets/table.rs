@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use fanotb::{Board, Position, Signature, Tablebase, verify};
+use fanotb::{Board, Position, Rules, Signature, Tablebase, verify};
 use libfuzzer_sys::fuzz_target;
 
 /// A directory of real tsivy tables up to 3 stones, plain and for the no-capture
@@ -36,13 +36,13 @@ fuzz_target!(|bytes: &[u8]| {
     std::fs::write(dir.join("9x5/n20/2v1.fntb"), bytes).unwrap();
     let tb = Tablebase::open(dir).unwrap();
     let pos: Position = "9/9/3WW4/9/B8 w".parse().unwrap();
-    let _ = tb.probe(&pos).map(|o| o.to_string());
-    let _ = tb.value(&pos);
-    let _ = tb.moves(&pos);
     let limit = fanotb::Limit::new(20).unwrap();
-    let _ = tb.probe_limited(&pos, limit).map(|v| v.to_string());
-    let _ = tb.value_limited(&pos, limit, 7);
-    let _ = tb.moves_limited(&pos, limit, 3);
+    let limited = (limit.into(), Rules::no_capture_limit(limit, 7).unwrap());
+    for (at_zero, at) in [(Rules::PLAIN, Rules::PLAIN), limited] {
+        let _ = tb.probe(&pos, at_zero).map(|o| o.to_string());
+        let _ = tb.value(&pos, at);
+        let _ = tb.moves(&pos, at);
+    }
     let _ = tb.tables();
     let _ = verify(&tb, &["2v1".parse().unwrap()], None, |_| {});
 });

@@ -1,8 +1,26 @@
 pub mod naive;
 pub mod server;
 
-use fanotb::{Board, Options, Outcome, Signature, generate};
+use fanotb::{Board, Limit, Limited, Options, Outcome, Position, Signature, Tablebase, generate};
 use naive::Value;
+
+/// The value a rule-aware table stores for `pos` (at counter 0, with T).
+#[allow(dead_code)] // not every test crate reads rule-aware tables
+pub fn stored(tb: &Tablebase, pos: &Position, limit: Limit) -> Result<Limited, fanotb::ProbeError> {
+    match tb.probe(pos, limit.into())? {
+        fanotb::Value::Limited { stored, .. } => Ok(stored),
+        v => panic!("a rule-aware probe answered {v:?}"),
+    }
+}
+
+/// The plain value and depth of `pos`.
+#[allow(dead_code)] // not every test crate probes
+pub fn plain(tb: &Tablebase, pos: &Position) -> Result<Outcome, fanotb::ProbeError> {
+    match tb.probe(pos, fanotb::Rules::PLAIN)? {
+        fanotb::Value::Plain(o) => Ok(o),
+        v => panic!("a plain probe answered {v:?}"),
+    }
+}
 
 /// The crate's form of a brute-force value.
 #[allow(dead_code)] // not every test crate compares with tables

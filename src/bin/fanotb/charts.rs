@@ -11,7 +11,7 @@ use plotters::prelude::*;
 
 use fanotb::{Board, DepthHistogram, Limit, Signature, TableInfo, Tablebase};
 
-use crate::Result;
+use crate::args::Result;
 
 const DEPTH_SIZE: (u32, u32) = (900, 460);
 const FONT: &str = "sans-serif";

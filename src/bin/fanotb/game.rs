@@ -6,12 +6,11 @@ use std::io::BufRead;
 
 use clap::{Args, ValueEnum};
 
-use fanotb::{Color, Move, Position, Tablebase, Wdl};
+use fanotb::{Color, Move, Position, Rules, Tablebase, Value, Wdl};
 
-use crate::limited::{LimitedMoveValue, Rules, RulesArgs};
+use crate::args::{Result, RulesArgs, TablesArg};
 use crate::output::emit;
-use crate::probe::MoveValue;
-use crate::{Result, TablesArg};
+use crate::probe::MoveJson;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Side {
@@ -46,6 +45,7 @@ const HELP: &str = "type a move (like d2-e3A), `moves` for every move with its v
 `best` for the tables' move, or `quit`";
 
 pub fn game(a: GameArgs) -> Result<()> {
+    let rules = a.rules.rules()?;
     let tb = Tablebase::open(&a.tables.dir)?;
     let start = Position::parse_arg(&a.position)?;
     let you = match a.side {
@@ -56,7 +56,7 @@ pub fn game(a: GameArgs) -> Result<()> {
     let mut game = Game {
         tb,
         pos: start,
-        rules: a.rules.rules(),
+        rules,
         record: Vec::new(),
     };
     emit(&format!(
@@ -106,7 +106,7 @@ pub fn game(a: GameArgs) -> Result<()> {
 struct Game {
     tb: Tablebase,
     pos: Position,
-    /// The limit and the counter now.
+    /// The rules now: under a limit, the counter of the position.
     rules: Rules,
     record: Vec<String>,
 }
@@ -116,75 +116,49 @@ impl Game {
         if self.pos.is_lost() {
             return Some(End::Lost(self.pos.turn()));
         }
-        match self.rules {
-            Some((limit, counter)) if counter >= limit.plies() => Some(End::Drawn),
-            _ => None,
-        }
+        self.rules.at_limit().then_some(End::Drawn)
     }
 
     /// "tables: win in 49 for White", or under the limit with T and the counter.
     fn status(&self) -> Result<String> {
         let side = self.pos.turn().name();
-        Ok(match self.rules {
-            None => format!("tables: {} for {side}", self.tb.probe(&self.pos)?),
-            Some((limit, counter)) => {
-                let value = self.tb.value_limited(&self.pos, limit, counter)?;
-                let stored = self.tb.probe_limited(&self.pos, limit)?;
-                let t = match (value, stored.plies_to_capture()) {
+        let value = self.tb.probe(&self.pos, self.rules)?;
+        Ok(match value {
+            Value::Limited { .. } => {
+                let t = match (value.wdl(), value.depth()) {
                     (Wdl::Draw, _) | (_, None) => String::new(),
                     (_, Some(t)) => format!(", capture in {t}"),
                 };
-                format!(
-                    "tables: {}{t} for {side} (no-capture limit {limit}, counter {counter})",
-                    value.name()
-                )
+                let wdl = value.wdl().name();
+                format!("tables: {wdl}{t} for {side} ({})", self.rules)
             }
+            _ => format!("tables: {value} for {side}"),
         })
     }
 
     /// Every move with its value for the mover, best first.
     fn moves(&self) -> Result<String> {
         // Listed as `probe` lists them.
-        let b = self.pos.board();
-        let lines: Vec<String> = match self.rules {
-            None => MoveValue::list(b, &self.tb.moves(&self.pos)?)
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-            Some((limit, counter)) => {
-                LimitedMoveValue::list(b, &self.tb.moves_limited(&self.pos, limit, counter)?)
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect()
-            }
-        };
-        Ok(lines.iter().map(|l| format!("{l}\n")).collect())
+        let moves = self.tb.moves(&self.pos, self.rules)?;
+        Ok(MoveJson::list(&moves, &self.pos)
+            .iter()
+            .map(|m| format!("{m}\n"))
+            .collect())
     }
 
     /// The tables' move: the first of the best.
     fn best(&self) -> Result<Move> {
-        let best = match self.rules {
-            None => self
-                .tb
-                .best_moves(&self.pos)?
-                .into_iter()
-                .map(|m| m.mv)
-                .next(),
-            Some((limit, counter)) => self
-                .tb
-                .best_moves_limited(&self.pos, limit, counter)?
-                .into_iter()
-                .map(|m| m.mv)
-                .next(),
-        };
-        Ok(best.ok_or("no legal move")?)
+        let best = self
+            .tb
+            .best_moves(&self.pos, self.rules)?
+            .into_iter()
+            .next();
+        Ok(best.ok_or("no legal move")?.mv)
     }
 
     fn play(&mut self, mv: &Move) {
         self.record.push(mv.notation(self.pos.board()));
-        if let Some((_, counter)) = &mut self.rules {
-            *counter = if mv.is_capture() { 0 } else { *counter + 1 };
-        }
+        self.rules = self.rules.after(mv);
         self.pos = self.pos.apply(mv);
     }
 

@@ -2,11 +2,12 @@
 //! reports. One module per group of subcommands; each subcommand is one function
 //! that returns a report (`Serialize` for `--json`, `Display` for text).
 
+mod args;
+mod build_report;
 mod charts;
 #[cfg(feature = "mpi")]
 mod distributed;
 mod game;
-mod limited;
 mod output;
 mod probe;
 mod progress;
@@ -16,13 +17,11 @@ mod serve;
 mod solve;
 mod tables;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use fanotb::{Board, Position, ProbeError, ProveError, TableError};
-
+use args::{Result, message};
 use output::{Reported, emit, print};
 
 #[derive(Parser)]
@@ -116,23 +115,6 @@ enum Command {
     },
 }
 
-#[derive(clap::Args)]
-struct TablesArg {
-    /// Table directory. Example: /data/fanorona-tables.
-    #[arg(long, env = "FANOTB_TABLES", default_value = "tables")]
-    dir: PathBuf,
-}
-
-type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
-
-/// Parses a no-capture limit (1 to 250 plies).
-fn parse_limit(s: &str) -> std::result::Result<fanotb::Limit, String> {
-    let n: u64 = s
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number of plies"))?;
-    fanotb::Limit::new(n).map_err(|e| e.to_string())
-}
-
 fn main() -> ExitCode {
     // An empty FANOTB_TABLES means unset (the default directory), not an empty --dir.
     if std::env::var_os("FANOTB_TABLES").is_some_and(|v| v.is_empty()) {
@@ -186,85 +168,4 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// An error's message, with what the user can do about it.
-fn message(e: &(dyn std::error::Error + 'static)) -> String {
-    match hint(e) {
-        Some(hint) => format!("{e}: {hint}"),
-        None => e.to_string(),
-    }
-}
-
-/// What the user can do about an error, in terms of this command line.
-fn hint(e: &(dyn std::error::Error + 'static)) -> Option<String> {
-    let table = e
-        .downcast_ref::<TableError>()
-        .or_else(|| match e.downcast_ref::<ProbeError>() {
-            Some(ProbeError::Table(t)) => Some(t),
-            _ => None,
-        })
-        .or_else(|| match e.downcast_ref::<fanotb::SolveError>() {
-            Some(fanotb::SolveError::Probe(ProbeError::Table(t))) => Some(t),
-            _ => None,
-        })
-        .or_else(|| match e.downcast_ref::<fanotb::CheckError>() {
-            Some(fanotb::CheckError::Probe(ProbeError::Table(t))) => Some(t),
-            _ => None,
-        });
-    if let Some(TableError::Missing {
-        board,
-        sig,
-        limit,
-        dir,
-    }) = table
-    {
-        return Some(if sig.buildable(board) {
-            format!(
-                "build it with `fanotb generate --board {} --signature {sig}{} --dir {}`",
-                board.size_name(),
-                limit
-                    .map(|n| format!(" --no-capture-limit {n}"))
-                    .unwrap_or_default(),
-                dir.display()
-            )
-        } else {
-            format!(
-                "fanotb builds no table this large ({sig} has {} placements)",
-                sig.placements(board)
-            )
-        });
-    }
-    match e.downcast_ref::<ProveError>()? {
-        ProveError::TooFewStones(_) => Some("raise --max-table-stones".into()),
-        ProveError::TooManyStones { .. } => Some("lower --max-table-stones".into()),
-        ProveError::Undecided { checkpointed, .. } => Some(format!(
-            "raise --max-nodes, --max-entries or --max-table-stones{}",
-            if *checkpointed {
-                "; the same command resumes from the checkpoint"
-            } else {
-                ""
-            }
-        )),
-        _ => None,
-    }
-}
-
-/// The position a board name and an optional `--position` name: the board's start
-/// unless the text gives another position of that board.
-fn board_position(board: &str, position: Option<&str>) -> Result<Position> {
-    let b = Board::by_name(board)?;
-    let Some(text) = position else {
-        return Ok(Position::start(b));
-    };
-    let p = Position::parse_arg(text)?;
-    if p.board() != b {
-        return Err(format!(
-            "the position is on {}, not {}",
-            p.board().size_name(),
-            b.size_name()
-        )
-        .into());
-    }
-    Ok(p)
 }

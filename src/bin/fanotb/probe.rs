@@ -1,87 +1,174 @@
-//! Reading the tables: `probe` (one position, or a batch from stdin) and `line`.
+//! Reading the tables: `probe` (one position, or a batch from stdin) and `line`,
+//! plain or under a no-capture limit: one report each, whose fields follow the rules
+//! asked under.
 
 use std::fmt;
-use std::path::Path;
 
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{Board, MoveOutcome, Outcome, Position, Tablebase, best_count};
+use fanotb::{Limited, MoveValue, Position, Rules, Tablebase, Value, Wdl, best_count};
 
-use crate::limited::{self, Rules, RulesArgs};
+use crate::args::{Result, RulesArgs, TablesArg, message};
 use crate::output::{failure, print_line};
-use crate::{Result, TablesArg, message};
 
-/// A report without the limit, or under it.
+/// The rules of a report, for `--json`: absent for the plain game.
+#[derive(Serialize)]
+struct RulesJson {
+    limit: u32,
+    counter: u32,
+}
+
+fn rules_json(rules: Rules) -> Option<RulesJson> {
+    rules.limit().map(|n| RulesJson {
+        limit: n.plies(),
+        counter: rules.counter(),
+    })
+}
+
+/// A position's value for the side to move, for `--json`: "win"/"draw"/"loss" and
+/// the depth; under a limit the value at the counter, T, and whether the position
+/// is a cursed win or a blessed loss.
 #[derive(Serialize)]
 #[serde(untagged)]
-pub enum Answer<P, L> {
-    Plain(P),
-    Limited(L),
+pub enum ValueJson {
+    Plain {
+        value: &'static str,
+        depth: Option<u32>,
+    },
+    Limited {
+        value: &'static str,
+        plies_to_capture: Option<u32>,
+        cursed: bool,
+    },
 }
 
-impl<P: fmt::Display, L: fmt::Display> fmt::Display for Answer<P, L> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Answer::Plain(r) => r.fmt(f),
-            Answer::Limited(r) => r.fmt(f),
+impl From<Value> for ValueJson {
+    fn from(v: Value) -> ValueJson {
+        match v {
+            Value::Limited { stored, .. } => ValueJson::Limited {
+                value: v.wdl().name(),
+                plies_to_capture: v.depth(),
+                cursed: stored.cursed(),
+            },
+            _ => ValueJson::Plain {
+                value: v.wdl().name(),
+                depth: v.depth(),
+            },
         }
     }
 }
 
-/// A value and its depth, for `--json`: "win"/"draw"/"loss" for the side to move.
-#[derive(Serialize)]
-pub struct Value {
-    value: &'static str,
-    depth: Option<u32>,
-}
-
-impl From<Outcome> for Value {
-    fn from(o: Outcome) -> Value {
-        Value {
-            value: o.wdl().name(),
-            depth: o.depth(),
-        }
+/// `win in 5`; under a limit `win, capture in 5`, or for a decided position drawn
+/// at this counter `draw (win, capture in 5: decided up to counter 55)`.
+pub fn describe(v: Value) -> String {
+    let Value::Limited { stored, limit, .. } = v else {
+        return v.to_string();
+    };
+    let decided = stored.plies_to_capture().map(|t| limit.plies() - t);
+    match (v.wdl(), decided) {
+        (Wdl::Draw, Some(upto)) => format!("draw ({stored}: decided up to counter {upto})"),
+        (Wdl::Draw, None) if stored.cursed() => format!(
+            "draw ({} without the limit)",
+            match stored {
+                Limited::CursedWin => "a cursed win: won",
+                _ => "a blessed loss: lost",
+            }
+        ),
+        _ => stored.to_string(),
     }
 }
 
-/// A move with the outcome it leads to, for the mover, and the position after it.
+/// `, no-capture limit 60, counter 12` after a heading's side, or nothing.
+fn under(rules: Rules) -> String {
+    match rules.limit() {
+        Some(_) => format!(", {rules}"),
+        None => String::new(),
+    }
+}
+
+/// A move's value for the mover, for `--json`: its value and depth; under a limit its
+/// value at the counter it leads to, its T counting the move, and that counter.
 #[derive(Serialize)]
-pub struct MoveValue {
+#[serde(untagged)]
+enum MoveValueJson {
+    Plain {
+        value: &'static str,
+        depth: Option<u32>,
+    },
+    Limited {
+        value: &'static str,
+        plies_to_capture: Option<u32>,
+        counter: u32,
+    },
+}
+
+/// A move with the value it leads to, for the mover, and the position after it.
+#[derive(Serialize)]
+pub struct MoveJson {
     #[serde(rename = "move")]
     notation: String,
     #[serde(flatten)]
-    value: Value,
+    value: MoveValueJson,
     result: String,
     #[serde(skip)]
-    outcome: Outcome,
+    text: String,
 }
 
-impl MoveValue {
-    pub fn list(b: &Board, moves: &[MoveOutcome]) -> Vec<MoveValue> {
+impl MoveJson {
+    pub fn list(moves: &[MoveValue], pos: &Position) -> Vec<MoveJson> {
+        let b = pos.board();
         moves
             .iter()
-            .map(|m| MoveValue {
-                notation: m.mv.notation(b),
-                value: m.outcome.into(),
-                result: m.result.to_string(),
-                outcome: m.outcome,
+            .map(|m| {
+                let notation = m.mv.notation(b);
+                let (value, text) = match m.value {
+                    Value::Limited { .. } => {
+                        let wdl = m.value.wdl();
+                        let capture = match m.value.depth() {
+                            Some(t) if wdl != Wdl::Draw => format!(", capture in {t}"),
+                            _ => String::new(),
+                        };
+                        let counter = m.rules.counter();
+                        (
+                            MoveValueJson::Limited {
+                                value: wdl.name(),
+                                plies_to_capture: m.value.depth(),
+                                counter,
+                            },
+                            format!("{}{capture} (counter {counter})", wdl.name()),
+                        )
+                    }
+                    _ => (
+                        MoveValueJson::Plain {
+                            value: m.value.wdl().name(),
+                            depth: m.value.depth(),
+                        },
+                        m.value.to_string(),
+                    ),
+                };
+                MoveJson {
+                    text: format!("  {notation:<16} {text}"),
+                    notation,
+                    value,
+                    result: m.result.to_string(),
+                }
             })
             .collect()
     }
 }
 
-impl fmt::Display for MoveValue {
+impl fmt::Display for MoveJson {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "  {:<16} {}", self.notation, self.outcome)
+        f.write_str(&self.text)
     }
 }
 
 /// The notations of the best moves of a best-first list.
-pub fn best_notations(b: &Board, moves: &[MoveOutcome]) -> Vec<String> {
+pub fn best_notations(moves: &[MoveValue], pos: &Position) -> Vec<String> {
     moves[..best_count(moves)]
         .iter()
-        .map(|m| m.mv.notation(b))
+        .map(|m| m.mv.notation(pos.board()))
         .collect()
 }
 
@@ -101,42 +188,51 @@ pub struct ProbeArgs {
 pub struct ProbeReport {
     position: String,
     #[serde(flatten)]
-    value: Value,
-    moves: Vec<MoveValue>,
+    rules: Option<RulesJson>,
+    #[serde(flatten)]
+    value: ValueJson,
+    moves: Vec<MoveJson>,
     best: Vec<String>,
     #[serde(skip)]
-    text: String,
+    heading: String,
 }
 
 impl fmt::Display for ProbeReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)?;
+        f.write_str(&self.heading)?;
         crate::output::write_moves(f, &self.moves, &self.best)
     }
 }
 
-pub type ProbeAnswer = Answer<ProbeReport, limited::LimitedProbeReport>;
-
-pub fn probe(a: ProbeArgs) -> Result<ProbeAnswer> {
-    let (pos, tb) = open(&a.position, &a.tables.dir)?;
-    probe_report(&pos, &tb, a.rules.rules())
+pub fn probe(a: ProbeArgs) -> Result<ProbeReport> {
+    let rules = a.rules.rules()?;
+    let (pos, tb) = open(&a.position, &a.tables)?;
+    probe_report(&pos, &tb, rules)
 }
 
-/// The value, every move's value and the best moves, without the limit or under it.
-pub fn probe_report(pos: &Position, tb: &Tablebase, rules: Rules) -> Result<ProbeAnswer> {
-    if let Some((limit, counter)) = rules {
-        return Ok(Answer::Limited(limited::probe(pos, tb, limit, counter)?));
-    }
-    let outcome = tb.probe(pos)?;
-    let moves = tb.moves(pos)?;
-    let b = pos.board();
-    Ok(Answer::Plain(ProbeReport {
+/// The value, every move's value and the best moves.
+pub fn probe_report(pos: &Position, tb: &Tablebase, rules: Rules) -> Result<ProbeReport> {
+    // The position's own table first, so that a missing one is the one named.
+    let value = tb.probe(pos, rules)?;
+    let moves = tb.moves(pos, rules)?;
+    let over = if rules.at_limit() {
+        "\nthe game is over: the counter has reached the limit"
+    } else {
+        ""
+    };
+    Ok(ProbeReport {
         position: pos.to_string(),
-        value: outcome.into(),
-        best: best_notations(b, &moves),
-        moves: MoveValue::list(b, &moves),
-        text: format!("{pos}\n{} to move: {outcome}\n", pos.turn().name()),
-    }))
+        rules: rules_json(rules),
+        heading: format!(
+            "{pos}\n{} to move{}: {}{over}\n",
+            pos.turn().name(),
+            under(rules),
+            describe(value)
+        ),
+        value: value.into(),
+        best: best_notations(&moves, pos),
+        moves: MoveJson::list(&moves, pos),
+    })
 }
 
 /// One answer of `probe -`.
@@ -146,12 +242,13 @@ enum BatchLine {
     Answer {
         position: String,
         #[serde(flatten)]
-        value: Value,
+        rules: Option<RulesJson>,
+        #[serde(flatten)]
+        value: ValueJson,
         best: Vec<String>,
         #[serde(skip)]
-        outcome: Outcome,
+        text: String,
     },
-    Limited(limited::BatchAnswer),
     Failed {
         position: String,
         error: String,
@@ -164,10 +261,9 @@ impl fmt::Display for BatchLine {
             BatchLine::Answer {
                 position,
                 best,
-                outcome,
+                text,
                 ..
-            } => write!(f, "{position}: {outcome}, best {}", best.join(" ")),
-            BatchLine::Limited(a) => a.fmt(f),
+            } => write!(f, "{position}: {text}, best {}", best.join(" ")),
             BatchLine::Failed { position, error } => write!(f, "{position}: error: {error}"),
         }
     }
@@ -177,6 +273,7 @@ impl fmt::Display for BatchLine {
 /// start a process per position. Fails at the end if any line failed.
 pub fn probe_batch(tables: &TablesArg, rules: &RulesArgs, json: bool) -> Result<()> {
     use std::io::BufRead;
+    let rules = rules.rules()?;
     let tb = Tablebase::open(&tables.dir)?;
     let mut failed = 0;
     for line in std::io::stdin().lock().lines() {
@@ -188,18 +285,14 @@ pub fn probe_batch(tables: &TablesArg, rules: &RulesArgs, json: bool) -> Result<
         let answer = Position::parse_arg(text)
             .map_err(|e| message(&e))
             .and_then(|pos| {
-                if let Some((limit, counter)) = rules.rules() {
-                    return limited::batch_answer(&pos, &tb, limit, counter)
-                        .map(BatchLine::Limited)
-                        .map_err(|e| message(&e));
-                }
-                let outcome = tb.probe(&pos).map_err(|e| message(&e))?;
-                let moves = tb.best_moves(&pos).map_err(|e| message(&e))?;
+                let value = tb.probe(&pos, rules).map_err(|e| message(&e))?;
+                let best = tb.best_moves(&pos, rules).map_err(|e| message(&e))?;
                 Ok(BatchLine::Answer {
                     position: pos.to_string(),
-                    value: outcome.into(),
-                    best: moves.iter().map(|m| m.mv.notation(pos.board())).collect(),
-                    outcome,
+                    rules: rules_json(rules),
+                    text: describe(value),
+                    value: value.into(),
+                    best: best.iter().map(|m| m.mv.notation(pos.board())).collect(),
                 })
             })
             .unwrap_or_else(|error| {
@@ -230,20 +323,23 @@ pub struct LineArgs {
     pub tables: TablesArg,
 }
 
-/// A move of a line and the position it leads to.
+/// A move of a line and the position it leads to (under a limit, with its counter).
 #[derive(Serialize)]
 pub struct LineMove {
     #[serde(rename = "move")]
     notation: String,
     position: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counter: Option<u32>,
 }
 
 impl LineMove {
-    pub fn list(b: &Board, line: &[MoveOutcome]) -> Vec<LineMove> {
+    pub fn list(line: &[MoveValue], pos: &Position) -> Vec<LineMove> {
         line.iter()
             .map(|m| LineMove {
-                notation: m.mv.notation(b),
+                notation: m.mv.notation(pos.board()),
                 position: m.result.to_string(),
+                counter: m.rules.limit().map(|_| m.rules.counter()),
             })
             .collect()
     }
@@ -251,7 +347,11 @@ impl LineMove {
     /// The numbered lines of a principal line, `width` wide numbers.
     pub fn write_all(f: &mut fmt::Formatter<'_>, line: &[LineMove], width: usize) -> fmt::Result {
         for (i, m) in line.iter().enumerate() {
-            writeln!(f, "{:>width$}. {:<16} {}", i + 1, m.notation, m.position)?;
+            write!(f, "{:>width$}. {:<16} ", i + 1, m.notation)?;
+            if let Some(c) = m.counter {
+                write!(f, "{c:<3} ")?;
+            }
+            writeln!(f, "{}", m.position)?;
         }
         Ok(())
     }
@@ -261,7 +361,9 @@ impl LineMove {
 pub struct LineReport {
     position: String,
     #[serde(flatten)]
-    value: Value,
+    rules: Option<RulesJson>,
+    #[serde(flatten)]
+    value: ValueJson,
     line: Vec<LineMove>,
     #[serde(skip)]
     heading: String,
@@ -274,33 +376,42 @@ impl fmt::Display for LineReport {
     }
 }
 
-pub type LineAnswer = Answer<LineReport, limited::LimitedLineReport>;
-
-pub fn line(a: LineArgs) -> Result<LineAnswer> {
-    let (pos, tb) = open(&a.position, &a.tables.dir)?;
-    line_report(&pos, &tb, a.rules.rules())
+pub fn line(a: LineArgs) -> Result<LineReport> {
+    let rules = a.rules.rules()?;
+    let (pos, tb) = open(&a.position, &a.tables)?;
+    line_report(&pos, &tb, rules)
 }
 
-/// The principal line, without the limit or under it.
-pub fn line_report(pos: &Position, tb: &Tablebase, rules: Rules) -> Result<LineAnswer> {
-    if let Some((limit, counter)) = rules {
-        return Ok(Answer::Limited(limited::line(pos, tb, limit, counter)?));
-    }
-    let outcome = tb.probe(pos)?;
-    let line = tb.line(pos)?;
-    let mut heading = format!("{pos}: {outcome} for {}\n", pos.turn().name());
-    if line.is_empty() && outcome == Outcome::Draw {
-        heading += "drawn: best play never ends the game\n";
-    }
-    Ok(Answer::Plain(LineReport {
+/// The principal line (under a limit, the line that keeps the result, with the
+/// counter after each move).
+pub fn line_report(pos: &Position, tb: &Tablebase, rules: Rules) -> Result<LineReport> {
+    let value = tb.probe(pos, rules)?;
+    let line = tb.line(pos, rules)?;
+    let mut heading = format!(
+        "{pos}: {} for {}{}\n",
+        describe(value),
+        pos.turn().name(),
+        under(rules)
+    );
+    heading += match (rules.limit(), value.wdl()) {
+        (None, Wdl::Draw) => "drawn: best play never ends the game\n",
+        (None, _) => "",
+        (Some(_), Wdl::Draw) => "drawn under the limit: best play never ends the game\n",
+        (Some(_), _) => "     move             ctr position\n",
+    };
+    Ok(LineReport {
         position: pos.to_string(),
-        value: outcome.into(),
-        line: LineMove::list(pos.board(), &line),
+        rules: rules_json(rules),
+        value: value.into(),
+        line: LineMove::list(&line, pos),
         heading,
-    }))
+    })
 }
 
 /// Parses a position and opens the tables.
-fn open(position: &str, dir: &Path) -> Result<(Position, Tablebase)> {
-    Ok((Position::parse_arg(position)?, Tablebase::open(dir)?))
+fn open(position: &str, tables: &TablesArg) -> Result<(Position, Tablebase)> {
+    Ok((
+        Position::parse_arg(position)?,
+        Tablebase::open(&tables.dir)?,
+    ))
 }

@@ -10,10 +10,10 @@ use fanotb::{
     CheckpointPlan, Claim, Color, Limits, ProveOptions, Proved, check_proof, peak_rss, prove,
 };
 
+use crate::args::{Result, TablesArg, board_position};
+use crate::build_report::TableLine;
 use crate::output::{human_bytes, print_line};
 use crate::progress::{SearchDisplay, table_observer};
-use crate::tables::TableLine;
-use crate::{Result, TablesArg, board_position};
 
 #[derive(Args)]
 pub struct ProveArgs {

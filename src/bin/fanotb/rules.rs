@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 
 use fanotb::{Move, Position, perft, perft_divide};
 
-use crate::Result;
+use crate::args::Result;
 
 #[derive(Args)]
 pub struct ShowArgs {

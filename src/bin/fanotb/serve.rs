@@ -18,12 +18,12 @@ use serde::Deserialize;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
-use fanotb::{Board, Limit, Position, ProbeError, Signature, TableError, Tablebase};
+use fanotb::{Board, Limit, Position, ProbeError, Rules, Signature, TableError, Tablebase};
 
+use crate::args::{Result, TablesArg, message};
 use crate::charts::{self, Chart};
-use crate::limited::Rules;
 use crate::output::emit;
-use crate::{Result, TablesArg, message, probe, tables};
+use crate::{probe, tables};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -180,12 +180,7 @@ impl PositionQuery {
             return Err(format!("position text longer than {MAX_POSITION_TEXT} bytes").into());
         }
         let pos = Position::parse_arg(&q.position)?;
-        let rules = match (q.limit, q.counter) {
-            (None, None) => None,
-            (None, Some(_)) => return Err("counter needs a limit (&limit=N)".into()),
-            (Some(n), c) => Some((Limit::new(n)?, c.unwrap_or(0))),
-        };
-        Ok((pos, rules))
+        Ok((pos, Rules::from_request(q.limit, q.counter)?))
     }
 }
 
@@ -194,7 +189,7 @@ type Answer<T> = std::result::Result<axum::Json<T>, ApiError>;
 async fn probe_handler(
     State(tb): State<Shared>,
     q: std::result::Result<Query<PositionQuery>, QueryRejection>,
-) -> Answer<probe::ProbeAnswer> {
+) -> Answer<probe::ProbeReport> {
     let (pos, rules) = PositionQuery::parse(q).map_err(|e| bad_request(e.to_string()))?;
     Ok(axum::Json(probe::probe_report(&pos, &tb, rules)?))
 }
@@ -202,7 +197,7 @@ async fn probe_handler(
 async fn line_handler(
     State(tb): State<Shared>,
     q: std::result::Result<Query<PositionQuery>, QueryRejection>,
-) -> Answer<probe::LineAnswer> {
+) -> Answer<probe::LineReport> {
     let (pos, rules) = PositionQuery::parse(q).map_err(|e| bad_request(e.to_string()))?;
     // A line is up to a few hundred probes: off the async workers.
     let line = blocking(move || probe::line_report(&pos, &tb, rules)).await?;

@@ -5,12 +5,13 @@ use std::fmt;
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{Board, Position, SMALL_BOARDS, Solution, Wdl, published, solve};
+use fanotb::{Board, Position, SMALL_BOARDS, Solution, Value, Wdl, published, solve};
 
+use crate::args::{Result, TablesArg, board_position};
+use crate::build_report::TableLine;
 use crate::output::{human_bytes, print_line};
-use crate::probe::{LineMove, MoveValue, Value, best_notations};
-use crate::tables::{BuildArgs, TableLine};
-use crate::{Result, TablesArg, board_position};
+use crate::probe::{LineMove, MoveJson, ValueJson, best_notations};
+use crate::tables::BuildArgs;
 
 #[derive(Args)]
 pub struct SolveArgs {
@@ -44,10 +45,10 @@ pub struct SolutionReport {
     position: String,
     material: String,
     #[serde(flatten)]
-    value: Value,
+    value: ValueJson,
     published: Option<&'static str>,
     search: SearchJson,
-    moves: Vec<MoveValue>,
+    moves: Vec<MoveJson>,
     line: Vec<LineMove>,
     tables: usize,
     positions: u64,
@@ -75,15 +76,15 @@ impl From<Solution> for SolutionReport {
             literature: format!("{}x{}", b.height(), b.width()),
             position: s.position.to_string(),
             material: s.signature.to_string(),
-            value: s.outcome.into(),
+            value: Value::Plain(s.outcome).into(),
             published: published(b),
             search: SearchJson {
                 value: s.search.outcome.map(|o| o.wdl().name()),
                 depth: s.search.outcome.and_then(|o| o.depth()),
                 nodes: s.search.nodes,
             },
-            moves: MoveValue::list(b, &s.moves),
-            line: LineMove::list(b, &s.line),
+            moves: MoveJson::list(&s.moves, &s.position),
+            line: LineMove::list(&s.line, &s.position),
             tables: s.tables.len(),
             positions: s.positions,
             seconds: s.seconds,
@@ -189,7 +190,7 @@ impl fmt::Display for SolveReport {
                 r.material,
                 format!("{} {}", s.position.turn().name(), verdict(s.outcome.wdl())),
                 s.outcome.depth().map_or("-".into(), |d| d.to_string()),
-                best_notations(s.board, &s.moves).join(" "),
+                best_notations(&s.moves, &s.position).join(" "),
                 r.positions,
                 r.seconds,
                 human_bytes(r.peak_rss.unwrap_or(0)),

@@ -6,101 +6,13 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{
-    Board, Limit, Options, Signature, TableInfo, TableReport, Tablebase, generate, peak_rss, verify,
-};
+use fanotb::{Board, Limit, Options, Signature, TableInfo, Tablebase, generate, verify};
 
-use crate::output::{as_text, failure, human_bytes, print_line};
+use crate::args::{Result, TablesArg};
+use crate::build_report::{GenerateReport, TableLine, table_name};
+use crate::charts;
+use crate::output::{as_text, failure, print_line};
 use crate::progress::table_observer;
-use crate::{Result, TablesArg, charts};
-
-/// One table built or found, as `generate`, `solve` and `prove` report it.
-#[derive(Serialize)]
-pub struct TableLine {
-    #[serde(serialize_with = "as_text")]
-    signature: Signature,
-    /// The no-capture limit of a rule-aware table.
-    limit: Option<u32>,
-    path: PathBuf,
-    positions: u64,
-    entries: u64,
-    seconds: f64,
-    bytes: u64,
-    skipped: bool,
-    peak_rss: Option<u64>,
-    memory_bound: u64,
-    resumed_at_depth: Option<u32>,
-    /// Cursed wins and blessed losses of a rule-aware table.
-    cursed: Option<u64>,
-    blessed: Option<u64>,
-    #[serde(skip)]
-    wdl: [u64; 3],
-}
-
-/// A table's name in text output: `3v2`, or `n60/3v2` for a rule-aware table (its
-/// place under the board's directory).
-fn table_name(sig: Signature, limit: Option<u32>) -> String {
-    match limit {
-        Some(n) => format!("n{n}/{sig}"),
-        None => sig.to_string(),
-    }
-}
-
-impl From<&TableReport> for TableLine {
-    fn from(r: &TableReport) -> TableLine {
-        TableLine {
-            signature: r.sig,
-            limit: r.limit.map(Limit::plies),
-            path: r.path.clone(),
-            positions: r.stats.placements,
-            entries: r.entries,
-            seconds: r.seconds,
-            bytes: r.file_bytes,
-            skipped: r.skipped,
-            peak_rss: r.peak_rss,
-            memory_bound: r.memory_bound,
-            resumed_at_depth: r.resumed_at_depth,
-            cursed: r.limit.map(|_| r.stats.cursed),
-            blessed: r.limit.map(|_| r.stats.blessed),
-            wdl: [r.stats.wins, r.stats.draws, r.stats.losses],
-        }
-    }
-}
-
-impl fmt::Display for TableLine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.skipped {
-            return write!(
-                f,
-                "{:<6} {:>15} positions: already complete ({})",
-                table_name(self.signature, self.limit),
-                self.positions,
-                self.path.display()
-            );
-        }
-        write!(
-            f,
-            "{:<6} {:>15} positions {:>12} entries {:>8.2} s  peak {:>10} (bound {:>10})  {:>10} bytes  W {} D {} L {}",
-            table_name(self.signature, self.limit),
-            self.positions,
-            self.entries,
-            self.seconds,
-            human_bytes(self.peak_rss.unwrap_or(0)),
-            human_bytes(self.memory_bound),
-            self.bytes,
-            self.wdl[0],
-            self.wdl[1],
-            self.wdl[2]
-        )?;
-        if let (Some(c), Some(b)) = (self.cursed, self.blessed) {
-            write!(f, "  cursed {c} blessed {b}")?;
-        }
-        match self.resumed_at_depth {
-            Some(d) => write!(f, "  (resumed at depth {d})"),
-            None => Ok(()),
-        }
-    }
-}
 
 #[derive(Args)]
 pub struct GenerateArgs {
@@ -120,7 +32,7 @@ pub struct GenerateArgs {
     pub signature: Vec<Signature>,
     /// Also build the rule-aware tables of this no-capture limit, in plies (1 to
     /// 250), into DIR/WxH/nN/ (the plain tables first). Example: 60.
-    #[arg(long, value_parser = crate::parse_limit)]
+    #[arg(long, value_parser = crate::args::parse_limit)]
     pub no_capture_limit: Option<Limit>,
     /// Run as one rank of an MPI job, every rank with the same arguments and the
     /// same (shared) --dir: `mpirun -np 4 fanotb generate --max-stones 6
@@ -176,35 +88,6 @@ impl BuildArgs {
     }
 }
 
-#[derive(Serialize)]
-pub struct GenerateReport {
-    board: String,
-    tables: Vec<TableLine>,
-    positions: u64,
-    bytes: u64,
-    seconds: f64,
-    peak_rss: u64,
-    /// Per pair built by a distributed job: each rank's peak and the bytes sent.
-    #[cfg(feature = "mpi")]
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub distributed: Vec<crate::distributed::TrafficLine>,
-}
-
-impl fmt::Display for GenerateReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The tables were printed as they completed.
-        writeln!(
-            f,
-            "total: {} tables, {} positions, {:.1} s, peak {}, {} on disk",
-            self.tables.len(),
-            self.positions,
-            self.seconds,
-            human_bytes(self.peak_rss),
-            human_bytes(self.bytes)
-        )
-    }
-}
-
 pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
     let board = Board::by_name(&a.board)?;
     let targets = match a.max_stones {
@@ -233,22 +116,6 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
         }
     })?;
     Ok(GenerateReport::new(board, &reports, start))
-}
-
-impl GenerateReport {
-    /// The totals of a build's table reports, timed from `start`.
-    pub fn new(board: &Board, reports: &[TableReport], start: std::time::Instant) -> Self {
-        GenerateReport {
-            board: board.size_name(),
-            positions: reports.iter().map(|r| r.stats.placements).sum(),
-            bytes: reports.iter().map(|r| r.file_bytes).sum(),
-            tables: reports.iter().map(TableLine::from).collect(),
-            seconds: start.elapsed().as_secs_f64(),
-            peak_rss: peak_rss().unwrap_or(0),
-            #[cfg(feature = "mpi")]
-            distributed: Vec::new(),
-        }
-    }
 }
 
 #[derive(Args)]

@@ -1,0 +1,129 @@
+//! What the subcommands share: common arguments (the table directory, the rules a
+//! question is asked under, a board and position), the result type, and the error
+//! messages with their hints.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use fanotb::{Board, Limit, Position, ProbeError, ProveError, Rules, TableError};
+
+#[derive(Args)]
+pub struct TablesArg {
+    /// Table directory. Example: /data/fanorona-tables.
+    #[arg(long, env = "FANOTB_TABLES", default_value = "tables")]
+    pub dir: PathBuf,
+}
+
+pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// Parses a no-capture limit (1 to 250 plies).
+pub fn parse_limit(s: &str) -> std::result::Result<Limit, String> {
+    let n: u64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of plies"))?;
+    Limit::new(n).map_err(|e| e.to_string())
+}
+
+/// The game's rules for a question: a no-capture limit and the counter, or none.
+#[derive(Args)]
+pub struct RulesArgs {
+    /// Answer under this no-capture limit, in plies (1 to 250), from the rule-aware
+    /// tables built with `generate --no-capture-limit N`. Example: 60.
+    #[arg(long, value_parser = parse_limit)]
+    pub no_capture_limit: Option<Limit>,
+    /// Plies played since the last capture (0 to the limit; default 0). Example: 12.
+    #[arg(long, requires = "no_capture_limit")]
+    pub counter: Option<u32>,
+}
+
+impl RulesArgs {
+    /// The rules asked for, checked.
+    pub fn rules(&self) -> Result<Rules> {
+        Ok(Rules::from_request(
+            self.no_capture_limit.map(|n| n.plies().into()),
+            self.counter,
+        )?)
+    }
+}
+
+/// An error's message, with what the user can do about it.
+pub fn message(e: &(dyn std::error::Error + 'static)) -> String {
+    match hint(e) {
+        Some(hint) => format!("{e}: {hint}"),
+        None => e.to_string(),
+    }
+}
+
+/// What the user can do about an error, in terms of this command line.
+fn hint(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let table = e
+        .downcast_ref::<TableError>()
+        .or_else(|| match e.downcast_ref::<ProbeError>() {
+            Some(ProbeError::Table(t)) => Some(t),
+            _ => None,
+        })
+        .or_else(|| match e.downcast_ref::<fanotb::SolveError>() {
+            Some(fanotb::SolveError::Probe(ProbeError::Table(t))) => Some(t),
+            _ => None,
+        })
+        .or_else(|| match e.downcast_ref::<fanotb::CheckError>() {
+            Some(fanotb::CheckError::Probe(ProbeError::Table(t))) => Some(t),
+            _ => None,
+        });
+    if let Some(TableError::Missing {
+        board,
+        sig,
+        limit,
+        dir,
+    }) = table
+    {
+        return Some(if sig.buildable(board) {
+            format!(
+                "build it with `fanotb generate --board {} --signature {sig}{} --dir {}`",
+                board.size_name(),
+                limit
+                    .map(|n| format!(" --no-capture-limit {n}"))
+                    .unwrap_or_default(),
+                dir.display()
+            )
+        } else {
+            format!(
+                "fanotb builds no table this large ({sig} has {} placements)",
+                sig.placements(board)
+            )
+        });
+    }
+    match e.downcast_ref::<ProveError>()? {
+        ProveError::TooFewStones(_) => Some("raise --max-table-stones".into()),
+        ProveError::TooManyStones { .. } => Some("lower --max-table-stones".into()),
+        ProveError::Undecided { checkpointed, .. } => Some(format!(
+            "raise --max-nodes, --max-entries or --max-table-stones{}",
+            if *checkpointed {
+                "; the same command resumes from the checkpoint"
+            } else {
+                ""
+            }
+        )),
+        _ => None,
+    }
+}
+
+/// The position a board name and an optional `--position` name: the board's start
+/// unless the text gives another position of that board.
+pub fn board_position(board: &str, position: Option<&str>) -> Result<Position> {
+    let b = Board::by_name(board)?;
+    let Some(text) = position else {
+        return Ok(Position::start(b));
+    };
+    let p = Position::parse_arg(text)?;
+    if p.board() != b {
+        return Err(format!(
+            "the position is on {}, not {}",
+            p.board().size_name(),
+            b.size_name()
+        )
+        .into());
+    }
+    Ok(p)
+}

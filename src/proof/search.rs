@@ -1,0 +1,385 @@
+//! The df-pn search: one run answers "does side A win?" over table leaves, with a
+//! transposition table of proof and disproof numbers, checkpoints, limits and
+//! progress; a verdict is handed to `extract` for its certificate.
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::time::Instant;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::checkpoint::{self, CheckpointError};
+use super::extract::ProofGraph;
+use crate::position::{Color, Position};
+use crate::probe::ValueTables;
+use crate::value::Wdl;
+
+/// Proof and disproof numbers at or above this are infinite.
+const INF: u32 = u32::MAX / 2;
+/// Search nodes between two progress reports.
+const REPORT_EVERY: u64 = 1 << 16;
+/// How often the fixpoint may reject the search's verdict before the search gives up.
+const MAX_REPAIRS: usize = 8;
+
+/// A position as a transposition-table key: White's stones with the side to move in
+/// bit 63 (boards have at most 63 points), and Black's stones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) struct Key(pub(super) u64, pub(super) u64);
+
+impl Key {
+    pub(super) fn of(p: &Position) -> Key {
+        Key(
+            p.white() | ((p.turn() == Color::Black) as u64) << 63,
+            p.black(),
+        )
+    }
+}
+
+/// Where one search stands, for progress displays.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchProgress {
+    /// The side whose win the search tries to prove.
+    pub attacker: Color,
+    /// Nodes expanded so far (a node expanded again counts again).
+    pub nodes: u64,
+    /// Seconds since the search started.
+    pub seconds: f64,
+    /// The root's proof number (`u32::MAX / 2` is infinite).
+    pub proof: u32,
+    /// The root's disproof number (`u32::MAX / 2` is infinite).
+    pub disproof: u32,
+    /// Positions in the transposition table.
+    pub table_entries: usize,
+}
+
+/// The outcome of one search.
+#[derive(Clone, Debug)]
+pub struct SearchOutcome {
+    /// The side whose win the search tried to prove.
+    pub attacker: Color,
+    /// `Some(true)`: the attacker wins; `Some(false)`: it does not; `None`: stopped
+    /// (by the other search, or at the node limit).
+    pub attacker_wins: Option<bool>,
+    /// The certificate of the verdict: a win for the attacker, or "does not lose" for
+    /// the other side.
+    pub graph: Option<ProofGraph>,
+    /// Nodes expanded (a node expanded again counts again).
+    pub nodes: u64,
+    /// Wall time of the search and its extraction, in seconds.
+    pub seconds: f64,
+    /// Times the fixpoint rejected the search's verdict and the search resumed.
+    pub repairs: usize,
+    /// Positions loaded from a checkpoint at the start.
+    pub resumed: usize,
+    /// Positions in the transposition table at the end.
+    pub entries: usize,
+}
+
+/// Where and how often a search saves its transposition table.
+#[derive(Clone, Debug)]
+pub struct CheckpointPlan {
+    /// Files `PREFIX.white.ckpt` and `PREFIX.black.ckpt`, one per search.
+    pub prefix: std::path::PathBuf,
+    /// Time between two saves of a running search.
+    pub every: std::time::Duration,
+}
+
+impl CheckpointPlan {
+    fn path(&self, attacker: Color) -> std::path::PathBuf {
+        let mut p = self.prefix.as_os_str().to_owned();
+        p.push(format!(".{}.ckpt", attacker.name().to_lowercase()));
+        p.into()
+    }
+}
+
+/// Search limits.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Give up after this many expanded nodes.
+    pub max_nodes: u64,
+    /// Give up when the transposition table holds this many positions (its memory
+    /// is about 60 bytes a position, measured).
+    pub max_entries: usize,
+}
+
+pub(super) struct Dfpn<'a> {
+    pub(super) tables: &'a ValueTables,
+    pub(super) attacker: Color,
+    pub(super) tt: FxHashMap<Key, (u32, u32)>,
+    pub(super) path: FxHashSet<Key>,
+    pub(super) nodes: u64,
+    pub(super) limits: Limits,
+    pub(super) stop: &'a AtomicBool,
+    pub(super) start: Instant,
+    pub(super) progress: &'a (dyn Fn(&SearchProgress) + Sync),
+    pub(super) root: Key,
+    pub(super) checkpoint: Option<(
+        std::path::PathBuf,
+        std::time::Duration,
+        checkpoint::Identity,
+    )>,
+    pub(super) last_save: Instant,
+    pub(super) save_error: Option<CheckpointError>,
+}
+
+struct Child {
+    pos: Position,
+    key: Key,
+    /// Settled without search: a finished game or a table position.
+    leaf: Option<bool>,
+}
+
+/// The value of `pos` for its side to move when no search is needed: a finished
+/// game or a table position. `None` for positions to search.
+pub(super) fn settled(tables: &ValueTables, pos: &Position) -> Option<Wdl> {
+    let (us, them) = (pos.us(), pos.them());
+    if us == 0 {
+        return Some(Wdl::Loss);
+    }
+    if them == 0 {
+        return Some(Wdl::Win);
+    }
+    if (us | them).count_ones() as usize <= tables.max_stones() {
+        return tables.value(us, them);
+    }
+    None
+}
+
+/// Whether a settled value for the side to move of `pos` is a win for `side`.
+pub(super) fn wins_for(side: Color, pos: &Position, v: Wdl) -> bool {
+    if pos.turn() == side {
+        v == Wdl::Win
+    } else {
+        v == Wdl::Loss
+    }
+}
+
+fn add(a: u32, b: u32) -> u32 {
+    if a >= INF || b >= INF {
+        INF
+    } else {
+        (a + b).min(INF - 1)
+    }
+}
+
+impl Dfpn<'_> {
+    fn children(&self, pos: &Position) -> Vec<Child> {
+        pos.successors()
+            .into_iter()
+            .map(|c| Child {
+                key: Key::of(&c),
+                leaf: settled(self.tables, &c).map(|v| wins_for(self.attacker, &c, v)),
+                pos: c,
+            })
+            .collect()
+    }
+
+    /// Proof and disproof numbers of a child as the search knows them now.
+    fn numbers(&self, c: &Child) -> (u32, u32) {
+        match c.leaf {
+            Some(true) => (0, INF),
+            Some(false) => (INF, 0),
+            // A repetition: the attacker gains nothing by going round.
+            None if self.path.contains(&c.key) => (INF, 0),
+            None => self.tt.get(&c.key).copied().unwrap_or((1, 1)),
+        }
+    }
+
+    fn save(&mut self) {
+        if let Some((path, _, id)) = &self.checkpoint {
+            let entries = self.tt.iter().map(|(k, v)| ((k.0, k.1), *v));
+            if let Err(e) = checkpoint::save(path, *id, self.tt.len(), entries) {
+                self.save_error = Some(e);
+            }
+            self.last_save = Instant::now();
+        }
+    }
+
+    fn report(&mut self) {
+        if self
+            .checkpoint
+            .as_ref()
+            .is_some_and(|(_, every, _)| self.last_save.elapsed() >= *every)
+        {
+            self.save();
+        }
+        let (pn, dn) = self.tt.get(&self.root).copied().unwrap_or((1, 1));
+        (self.progress)(&SearchProgress {
+            attacker: self.attacker,
+            nodes: self.nodes,
+            seconds: self.start.elapsed().as_secs_f64(),
+            proof: pn,
+            disproof: dn,
+            table_entries: self.tt.len(),
+        });
+    }
+
+    fn halted(&self) -> bool {
+        self.stop.load(Relaxed)
+            || self.nodes >= self.limits.max_nodes
+            || self.tt.len() >= self.limits.max_entries
+            || self.save_error.is_some()
+    }
+
+    /// Multiple iterative deepening: expands `pos` until its proof number reaches
+    /// `th_pn` or its disproof number `th_dn`; returns and stores the numbers.
+    fn mid(&mut self, pos: &Position, key: Key, th_pn: u32, th_dn: u32) -> (u32, u32) {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(REPORT_EVERY) {
+            self.report();
+        }
+        let or = pos.turn() == self.attacker;
+        let kids = self.children(pos);
+        self.path.insert(key);
+        let mut result;
+        loop {
+            // (pn, dn) of the node, and the child to descend into with its numbers
+            // and the runner-up's number on the minimised side.
+            let (mut pn, mut dn) = if or { (INF, 0) } else { (0, INF) };
+            let mut best: Option<(usize, u32, u32)> = None;
+            let mut second = INF;
+            for (i, c) in kids.iter().enumerate() {
+                let (cp, cd) = self.numbers(c);
+                // m: the number the node minimises over its children; s: the other.
+                let (m, s) = if or {
+                    pn = pn.min(cp);
+                    dn = add(dn, cd);
+                    (cp, cd)
+                } else {
+                    pn = add(pn, cp);
+                    dn = dn.min(cd);
+                    (cd, cp)
+                };
+                match best {
+                    Some((_, bm, _)) if m >= bm => second = second.min(m),
+                    _ => {
+                        if let Some((_, bm, _)) = best {
+                            second = bm;
+                        }
+                        best = Some((i, m, s));
+                    }
+                }
+            }
+            result = (pn, dn);
+            self.tt.insert(key, result);
+            if pn >= th_pn || dn >= th_dn || pn == 0 || dn == 0 || self.halted() {
+                break;
+            }
+            let Some((i, _, s)) = best else { break };
+            // 1 + 1/4 threshold: fewer switches between siblings of close numbers.
+            let grow = second.saturating_add(second / 4).saturating_add(1).min(INF);
+            let c = &kids[i];
+            let (cpos, ckey) = (c.pos, c.key);
+            if or {
+                let cth_pn = th_pn.min(grow);
+                let cth_dn = (th_dn - dn).saturating_add(s).min(INF);
+                self.mid(&cpos, ckey, cth_pn, cth_dn);
+            } else {
+                let cth_dn = th_dn.min(grow);
+                let cth_pn = (th_pn - pn).saturating_add(s).min(INF);
+                self.mid(&cpos, ckey, cth_pn, cth_dn);
+            }
+        }
+        self.path.remove(&key);
+        result
+    }
+
+    /// Runs the search at the root until it is decided or halted.
+    fn run(&mut self, root: &Position) -> Option<bool> {
+        let key = Key::of(root);
+        self.root = key;
+        let (pn, dn) = self.mid(root, key, INF, INF);
+        self.report();
+        match (pn, dn) {
+            (0, _) => Some(true),
+            (_, 0) => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// Decides whether `attacker` wins `root` under the tables, and extracts the
+/// certificate of the answer. `stop` ends the search early from outside. With a
+/// checkpoint plan the search starts from its saved table if there is one, saves it
+/// as it goes and when it stops undecided, and removes it once decided.
+pub fn search(
+    tables: &ValueTables,
+    root: &Position,
+    attacker: Color,
+    limits: Limits,
+    checkpoint: Option<&CheckpointPlan>,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(&SearchProgress) + Sync),
+) -> Result<SearchOutcome, CheckpointError> {
+    let color = |c: Color| (c == Color::Black) as u8;
+    let id = checkpoint::Identity {
+        white: root.white(),
+        black: root.black(),
+        turn: color(root.turn()),
+        attacker: color(attacker),
+        table_stones: tables.max_stones() as u8,
+    };
+    let mut s = Dfpn {
+        tables,
+        attacker,
+        tt: FxHashMap::default(),
+        path: FxHashSet::default(),
+        nodes: 0,
+        limits,
+        stop,
+        start: Instant::now(),
+        progress,
+        root: Key::of(root),
+        checkpoint: checkpoint.map(|c| (c.path(attacker), c.every, id)),
+        last_save: Instant::now(),
+        save_error: None,
+    };
+    let mut resumed = 0;
+    if let Some((path, _, id)) = &s.checkpoint {
+        let tt = &mut s.tt;
+        resumed = checkpoint::load(path, *id, |k, v| {
+            tt.insert(Key(k.0, k.1), v);
+        })?
+        .unwrap_or(0);
+    }
+    let mut repairs = 0;
+    loop {
+        let verdict = s.run(root);
+        if let Some(e) = s.save_error.take() {
+            return Err(e);
+        }
+        let done = |s: &Dfpn, verdict, graph, repairs| SearchOutcome {
+            attacker,
+            attacker_wins: verdict,
+            graph,
+            nodes: s.nodes,
+            seconds: s.start.elapsed().as_secs_f64(),
+            repairs,
+            resumed,
+            entries: s.tt.len(),
+        };
+        let Some(win) = verdict else {
+            if !stop.load(Relaxed) {
+                s.save();
+                if let Some(e) = s.save_error.take() {
+                    return Err(e);
+                }
+            }
+            return Ok(done(&s, None, None, repairs));
+        };
+        match s.extract(root, win) {
+            Ok(g) => {
+                if let Some((path, _, _)) = &s.checkpoint {
+                    let _ = std::fs::remove_file(path);
+                }
+                return Ok(done(&s, verdict, Some(g), repairs));
+            }
+            Err(rejected) if repairs < MAX_REPAIRS => {
+                for k in rejected {
+                    s.tt.remove(&k);
+                }
+                repairs += 1;
+            }
+            Err(_) => return Ok(done(&s, None, None, repairs)),
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! Storage codes: one `u16` per entry in memory, and the packed 2-bit values and
+//! depth bytes of the two streams on disk. The only place that knows them.
+//!
+//! In memory 0 is a draw, `d + 1` a decided position at depth `d` (odd depth: win,
+//! even: loss). A rule-aware table (a no-capture limit N) uses the same codes with
+//! `d = 2T + 1` for a win and `2T` for a loss (T: plies to the next capture, see
+//! `limit`), so the parity and the order of the codes still tell the value and the
+//! urgency, plus two codes for draws decided without the limit: `CURSED` and
+//! `BLESSED`.
+
+use crate::limit::{Limit, Limited};
+use crate::value::{Outcome, Wdl};
+
+/// A rule-aware table's code of a cursed win (drawn under the limit).
+pub(crate) const CURSED: u16 = 0xffff;
+
+/// A rule-aware table's code of a blessed loss (drawn under the limit).
+pub(crate) const BLESSED: u16 = 0xfffe;
+
+/// The in-memory code of a rule-aware value.
+pub(crate) fn limited_code(v: Limited) -> u16 {
+    match v {
+        Limited::Win(t) => 2 * t as u16 + 2,
+        Limited::Loss(t) => 2 * t as u16 + 1,
+        Limited::Draw => 0,
+        Limited::CursedWin => CURSED,
+        Limited::BlessedLoss => BLESSED,
+    }
+}
+
+/// The rule-aware value of a rule-aware table's code.
+pub(crate) fn code_limited(code: u16) -> Limited {
+    match code {
+        0 => Limited::Draw,
+        CURSED => Limited::CursedWin,
+        BLESSED => Limited::BlessedLoss,
+        c if c % 2 == 0 => Limited::Win(c as u32 / 2 - 1),
+        c => Limited::Loss(c as u32 / 2),
+    }
+}
+
+/// The 2-bit value code of the value stream.
+fn wdl_bits(w: Wdl) -> u8 {
+    match w {
+        Wdl::Draw => 0,
+        Wdl::Win => 1,
+        Wdl::Loss => 2,
+    }
+}
+
+/// The outcome an in-memory code stands for (0 draw, else depth + 1, the depth's
+/// parity telling win from loss).
+pub(crate) fn code_outcome(code: u16) -> Outcome {
+    match (code_wdl(code), code_depth(code)) {
+        (Wdl::Win, Some(d)) => Outcome::Win(d),
+        (Wdl::Loss, Some(d)) => Outcome::Loss(d),
+        _ => Outcome::Draw,
+    }
+}
+
+/// The in-memory code of an outcome (depths beyond a code's range saturate).
+pub(crate) fn outcome_code(o: Outcome) -> u16 {
+    match o {
+        Outcome::Draw => 0,
+        Outcome::Win(d) | Outcome::Loss(d) => d.min(u16::MAX as u32 - 2) as u16 + 1,
+    }
+}
+
+/// The value of an in-memory code.
+#[inline]
+pub(crate) fn code_wdl(code: u16) -> Wdl {
+    if code == 0 || code >= BLESSED {
+        Wdl::Draw
+    } else if (code - 1) % 2 == 1 {
+        Wdl::Win
+    } else {
+        Wdl::Loss
+    }
+}
+
+/// The depth of a decided code (`None` for a draw).
+#[inline]
+pub(crate) fn code_depth(code: u16) -> Option<u32> {
+    (code != 0 && code < BLESSED).then(|| code as u32 - 1)
+}
+
+pub(super) fn pack_wdl(codes: &[u16]) -> Vec<u8> {
+    codes
+        .chunks(4)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u8, |b, (i, &code)| b | wdl_bits(code_wdl(code)) << (2 * i))
+        })
+        .collect()
+}
+
+/// The value of entry `i` of a packed value block (`None` for the invalid code 3).
+pub(crate) fn packed_wdl(block: &[u8], i: usize) -> Option<Wdl> {
+    match block[i / 4] >> (2 * (i % 4)) & 3 {
+        0 => Some(Wdl::Draw),
+        1 => Some(Wdl::Win),
+        2 => Some(Wdl::Loss),
+        _ => None,
+    }
+}
+
+/// The depth stream of a block: the depth (`u16`), or for a rule-aware table one
+/// byte, T of a win or a loss and 0, 1 or 2 for a draw, a cursed win or a blessed
+/// loss (a byte is 15% to 27% smaller than a `u16` once compressed: docs/FORMAT.md).
+pub(super) fn depth_bytes(codes: &[u16], limit: Option<Limit>) -> Vec<u8> {
+    match limit {
+        None => codes
+            .iter()
+            .flat_map(|&c| (code_depth(c).unwrap_or(0) as u16).to_le_bytes())
+            .collect(),
+        Some(_) => codes
+            .iter()
+            .map(|&c| match code_limited(c) {
+                Limited::Win(t) | Limited::Loss(t) => t as u8,
+                Limited::Draw => 0,
+                Limited::CursedWin => 1,
+                Limited::BlessedLoss => 2,
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,238 @@
+//! Table files (docs/FORMAT.md): what a table is, where it lives and why it cannot
+//! be used; the storage codes, the header, the writer, the reader and its block
+//! cache each in a room of their own.
+
+mod cache;
+mod codes;
+mod header;
+mod reader;
+mod writer;
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::board::Board;
+use crate::index::{Indexer, Signature};
+use crate::limit::{Limit, Limited};
+use crate::value::Outcome;
+
+pub(crate) use cache::set_cache_bytes;
+pub(crate) use codes::{
+    BLESSED, CURSED, code_depth, code_limited, code_outcome, code_wdl, limited_code, outcome_code,
+    packed_wdl,
+};
+#[cfg(feature = "mpi")]
+pub(crate) use header::BLOCK_ENTRIES;
+pub use header::Stats;
+pub(crate) use header::{VERSION, fold_weighted};
+pub use reader::TableFile;
+pub(crate) use writer::write_table;
+#[cfg(feature = "mpi")]
+pub(crate) use writer::{compress_blocks, write_blocks};
+
+/// Why a table file cannot be used.
+#[derive(Debug, Error)]
+pub enum TableError {
+    /// The directory has no file for the table.
+    #[error(
+        "no table {sig}{} for the {} board in {}",
+        limit.map(|n| format!(" under the no-capture limit {n}")).unwrap_or_default(),
+        board.size_name(),
+        dir.display()
+    )]
+    Missing {
+        /// The board of the table.
+        board: &'static Board,
+        /// Its signature.
+        sig: Signature,
+        /// The no-capture limit of a rule-aware table.
+        limit: Option<Limit>,
+        /// The directory searched.
+        dir: PathBuf,
+    },
+    /// The name is not a regular file (a directory, a FIFO, a dangling link).
+    #[error("{path}: {what}")]
+    NotAFile {
+        /// The name.
+        path: PathBuf,
+        /// What it is instead.
+        what: &'static str,
+    },
+    /// The file cannot be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The file does not start with the table magic bytes.
+    #[error("{path}: not a fanotb table (bad magic bytes)")]
+    NotATable {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is a table of a format version this build does not read.
+    #[error("{path}: table format version {found}, this fanotb reads version {VERSION}")]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// The version in the file.
+        found: u32,
+    },
+    /// The file's length is not the one its header and block directory give.
+    #[error("{path}: truncated or extended: {found} bytes, the header says {expected}")]
+    Size {
+        /// The file.
+        path: PathBuf,
+        /// Length it should have, in bytes (a lower bound when the header or the
+        /// directory itself is cut short).
+        expected: u64,
+        /// Length it has, in bytes.
+        found: u64,
+    },
+    /// A checksum fails, or the header, directory or a block is malformed.
+    #[error("{path}: corrupted: {what}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, in a few words.
+        what: String,
+    },
+    /// The file holds another signature or board than the one asked for.
+    #[error("{path}: holds {found}, expected {expected}")]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// The table asked for, such as `3v2 on 9x5`.
+        expected: String,
+        /// The table the header names.
+        found: String,
+    },
+}
+
+/// The directory of a board's tables: `DIR/WxH`, or `DIR/WxH/nN` for the
+/// rule-aware tables of the limit N.
+pub fn tables_dir(dir: &Path, board: &Board, limit: Option<Limit>) -> PathBuf {
+    let plain = dir.join(board.size_name());
+    match limit {
+        Some(n) => plain.join(n.dir_name()),
+        None => plain,
+    }
+}
+
+/// The conventional path of a table: `DIR/WxH/NvM.fntb`, or `DIR/WxH/nN/NvM.fntb`
+/// for a rule-aware table.
+pub fn table_path(dir: &Path, board: &Board, limit: Option<Limit>, sig: Signature) -> PathBuf {
+    tables_dir(dir, board, limit).join(format!("{sig}.fntb"))
+}
+
+/// What a table is, as error messages name it: `3v2 on 9x5`, `3v2 on 9x5 under the
+/// no-capture limit 60`.
+fn table_name(sig: Signature, width: usize, height: usize, limit: Option<Limit>) -> String {
+    match limit {
+        Some(n) => format!("{sig} on {width}x{height} under the no-capture limit {n}"),
+        None => format!("{sig} on {width}x{height}"),
+    }
+}
+
+/// A table file with the indexer of its signature: how the probe, the verifier and
+/// the generator all open a table.
+pub(crate) struct Table {
+    pub(crate) idx: Indexer,
+    pub(crate) file: TableFile,
+}
+
+impl Table {
+    /// Opens the table `sig` of `board` in `dir`; a file that is not there is
+    /// `TableError::Missing`.
+    pub(crate) fn open(
+        dir: &Path,
+        board: &'static Board,
+        limit: Option<Limit>,
+        sig: Signature,
+    ) -> Result<Table, TableError> {
+        let file = match TableFile::open(&table_path(dir, board, limit, sig), board, limit, sig) {
+            Err(TableError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Err(TableError::Missing {
+                    board,
+                    sig,
+                    limit,
+                    dir: dir.to_path_buf(),
+                });
+            }
+            r => r?,
+        };
+        let idx = Indexer::new(board, sig);
+        if file.header().entries != idx.size() {
+            return Err(file.corrupt(format!(
+                "{} entries, the index has {}",
+                file.header().entries,
+                idx.size()
+            )));
+        }
+        Ok(Table { idx, file })
+    }
+
+    /// The whole table decoded into memory, for readers that visit every entry.
+    pub(crate) fn decode(self) -> Result<Decoded, TableError> {
+        Ok(Decoded {
+            codes: self.file.read_all()?,
+            idx: self.idx,
+        })
+    }
+}
+
+/// A table decoded whole: one storage code per entry.
+pub(crate) struct Decoded {
+    pub(crate) idx: Indexer,
+    pub(crate) codes: Vec<u16>,
+}
+
+impl Decoded {
+    /// The outcome of the position `(us, them)`, `us` to move.
+    pub(crate) fn outcome(&self, us: u64, them: u64) -> Outcome {
+        code_outcome(self.code(us, them))
+    }
+
+    /// The rule-aware value of the position `(us, them)`, `us` to move.
+    pub(crate) fn limited(&self, us: u64, them: u64) -> Limited {
+        code_limited(self.code(us, them))
+    }
+
+    /// The code of the position `(us, them)`, `us` to move.
+    pub(crate) fn code(&self, us: u64, them: u64) -> u16 {
+        self.codes[self.idx.index(us, them) as usize]
+    }
+}
+
+/// Rewrites one entry of a table file in place of the file, keeping its header:
+/// how the tests make a well-formed table that holds a wrong value.
+pub fn set_entry(
+    path: &Path,
+    board: &'static Board,
+    sig: Signature,
+    index: u64,
+    outcome: Outcome,
+) -> Result<u64, TableError> {
+    let file = TableFile::open(path, board, None, sig)?;
+    let mut codes = file.read_all()?;
+    let stats = file.header().stats;
+    drop(file);
+    let cell = codes
+        .get_mut(index as usize)
+        .ok_or_else(|| TableError::Corrupt {
+            path: path.into(),
+            what: format!("no entry {index}"),
+        })?;
+    *cell = outcome_code(outcome);
+    Ok(write_table(path, board, sig, None, &codes, stats)?.0)
+}
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TableError + '_ {
+    move |source| TableError::Io {
+        path: path.into(),
+        source,
+    }
+}
