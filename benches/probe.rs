@@ -13,10 +13,7 @@ fn probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let board = Board::tsivy();
     let limit = Limit::new(60).unwrap();
-    let opts = Options {
-        limit: Some(limit),
-        ..Options::default()
-    };
+    let opts = Options::rule_aware(limit);
     generate(dir.path(), board, &Signature::all_up_to(4), &opts, |_| {}).unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
     // Random positions of the 4-stone tables, from a fixed generator.

@@ -19,30 +19,7 @@ $bin generate --board tsivy --max-stones "$max" --dir "$dir" --json >/dev/null
 
 # 20,000 random positions, both sides with stones, either side to move.
 export POSITIONS=$dir/load-positions.txt
-python3 - "$max" >"$POSITIONS" <<'PY'
-import random, sys
-random.seed(20261130)
-top = int(sys.argv[1])
-for _ in range(20000):
-    n = random.randint(2, top)
-    points = random.sample(range(45), n)
-    whites = random.randint(1, n - 1)
-    cells = ["."] * 45
-    for i, p in enumerate(points):
-        cells[p] = "W" if i < whites else "B"
-    rows = []
-    for y in range(4, -1, -1):
-        row, empty = "", 0
-        for x in range(9):
-            c = cells[y * 9 + x]
-            if c == ".":
-                empty += 1
-                continue
-            row += (str(empty) if empty else "") + c
-            empty = 0
-        rows.append(row + (str(empty) if empty else ""))
-    print("/api/probe?position=" + "/".join(rows) + "%20" + random.choice("wb"))
-PY
+scripts/random-positions.py "$max" 20000 | sed 's|^|/api/probe?position=|; s| |%20|' >"$POSITIONS"
 
 log=$(mktemp)
 $bin serve --dir "$dir" --bind 127.0.0.1:0 --cache-mib "$cache" >"$log" 2>&1 &

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use thiserror::Error;
 
 /// The eight directions in a fixed order; `d ^ 4` is the opposite of `d`.
-pub const DIRS: [(i8, i8); 8] = [
+pub(crate) const DIRS: [(i8, i8); 8] = [
     (1, 0),
     (1, 1),
     (0, 1),
@@ -22,12 +22,13 @@ pub const DIRS: [(i8, i8); 8] = [
 
 /// The opposite direction.
 #[inline]
-pub const fn opposite(d: usize) -> usize {
+pub(crate) const fn opposite(d: usize) -> usize {
     d ^ 4
 }
 
 /// Why a board size, board name or point name was rejected.
 #[derive(Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BoardError {
     /// The size is not supported: columns and rows must be odd, 3 to 9, at most 64 points.
     #[error(

@@ -5,16 +5,16 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
-use xxhash_rust::xxh3::xxh3_64;
 
 use crate::board::Board;
+use crate::bytes::{Reader, Unsealed, seal, unseal};
 use crate::index::Signature;
 use crate::position::{Color, Position};
 use crate::value::Wdl;
 
-pub const MAGIC: [u8; 8] = *b"FNPROOF\n";
-pub const END_MAGIC: [u8; 8] = *b"FNPREND\n";
-pub const VERSION: u32 = 1;
+pub(crate) const MAGIC: [u8; 8] = *b"FNPROOF\n";
+pub(crate) const END_MAGIC: [u8; 8] = *b"FNPREND\n";
+pub(crate) const VERSION: u32 = 1;
 const ZSTD_LEVEL: i32 = 19;
 /// The largest payload a reader decompresses (a guard against crafted sizes; the
 /// payload is decompressed as a stream, so memory follows the real size).
@@ -43,6 +43,7 @@ impl Claim {
 
 /// Why a certificate file could not be written or read.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum CertificateError {
     /// Reading or writing the file failed.
     #[error("{path}: {source}")]
@@ -176,9 +177,7 @@ impl Certificate {
         put_u64(&mut v, payload.len() as u64);
         put_u64(&mut v, packed.len() as u64);
         v.extend_from_slice(&packed);
-        let sum = xxh3_64(&v);
-        put_u64(&mut v, sum);
-        v.extend_from_slice(&END_MAGIC);
+        seal(&mut v, &END_MAGIC);
         v
     }
 
@@ -223,31 +222,29 @@ impl Certificate {
         if bytes.len() < 44 {
             return Err(damaged("truncated"));
         }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        let mut head = Reader::new(&bytes[8..28]);
+        let truncated = |_| damaged("truncated");
+        let version = head.u32().map_err(truncated)?;
         if version != VERSION {
             return Err(CertificateError::Version {
                 path: path.into(),
                 found: version,
             });
         }
-        let raw_len = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
-        let packed_len = u64::from_le_bytes(bytes[20..28].try_into().expect("8 bytes"));
+        let raw_len = head.u64().map_err(truncated)?;
+        let packed_len = head.u64().map_err(truncated)?;
         if packed_len != bytes.len() as u64 - 44 {
             return Err(damaged("truncated or extended"));
         }
-        let end = bytes.len() - 16;
-        let sum = u64::from_le_bytes(bytes[end..end + 8].try_into().expect("8 bytes"));
-        if bytes[end + 8..] != END_MAGIC {
-            return Err(damaged("end marker"));
-        }
-        if xxh3_64(&bytes[..end]) != sum {
-            return Err(damaged("checksum mismatch"));
-        }
+        let body = unseal(bytes, &END_MAGIC).map_err(|e| match e {
+            Unsealed::Checksum => damaged("checksum mismatch"),
+            _ => damaged("end marker"),
+        })?;
         if raw_len > MAX_PAYLOAD {
             return Err(damaged("payload size beyond any proof this reader takes"));
         }
         let mut payload = Vec::new();
-        zstd::stream::Decoder::new(&bytes[28..end])
+        zstd::stream::Decoder::new(&body[28..])
             .and_then(|d| d.take(raw_len + 1).read_to_end(&mut payload))
             .map_err(|e| damaged(&format!("payload: {e}")))?;
         if payload.len() as u64 != raw_len {
@@ -257,32 +254,13 @@ impl Certificate {
     }
 }
 
-struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
+/// The payload's own fields: a side, a position on the board.
+trait PayloadFields {
+    fn color(&mut self) -> Result<Color, String>;
+    fn position(&mut self, board: &'static Board) -> Result<Position, String>;
 }
 
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
-        if self.b.len() - self.at < n {
-            return Err("payload ends early".into());
-        }
-        self.at += n;
-        Ok(&self.b[self.at - n..self.at])
-    }
-    fn u8(&mut self) -> Result<u8, String> {
-        Ok(self.take(1)?[0])
-    }
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("4 bytes"),
-        ))
-    }
-    fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("8 bytes"),
-        ))
-    }
+impl PayloadFields for Reader<'_> {
     fn color(&mut self) -> Result<Color, String> {
         match self.u8()? {
             0 => Ok(Color::White),
@@ -302,7 +280,7 @@ impl Reader<'_> {
 }
 
 fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
-    let mut r = Reader { b, at: 0 };
+    let mut r = Reader::new(b);
     let (w, h) = (r.u8()? as usize, r.u8()? as usize);
     let board = Board::get(w, h).map_err(|e| e.to_string())?;
     let root = r.position(board)?;
@@ -333,7 +311,7 @@ fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
         };
         let n = r.u64()?;
         // Each entry takes at least 18 bytes: a count beyond that is damage.
-        if n > (b.len() - r.at) as u64 / 18 {
+        if n > r.remaining() as u64 / 18 {
             return Err(format!(
                 "a proof of {n} positions in a payload too small for it"
             ));
@@ -357,7 +335,7 @@ fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
             entries,
         });
     }
-    if r.at != b.len() {
+    if r.remaining() != 0 {
         return Err("bytes after the last proof".into());
     }
     Ok(Certificate {

@@ -19,6 +19,7 @@ use crate::value::Wdl;
 
 /// Why a certificate was not accepted.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum CheckError {
     /// The certificate file could not be read, or is malformed.
     #[error(transparent)]
@@ -64,6 +65,7 @@ pub enum CheckError {
 
 /// What a successful check established.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct CheckReport {
     /// The position whose value was proved.
     pub root: Position,

@@ -59,6 +59,7 @@ pub(crate) struct DirLock {
 
 /// Why a directory could not be locked.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LockError {
     /// Another process holds the lock.
     #[error(

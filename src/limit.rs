@@ -1,4 +1,4 @@
-//! The no-capture limit (RULES.md): after N plies without a capture the game is
+//! The no-capture limit (docs/RULES.md): after N plies without a capture the game is
 //! drawn, unless the side to move is stuck. Values under a limit depend on the counter
 //! c of plies since the last capture; a rule-aware table stores one value per
 //! position that answers every counter.

@@ -1,4 +1,4 @@
-//! Move generation per RULES.md: capture detection with bit operations, capture
+//! Move generation per docs/RULES.md: capture detection with bit operations, capture
 //! chains (no repeat of the last direction, no return to a point stood on, optional
 //! stop), compulsory capture, paika; `Move` with notation; distinct successors; perft.
 
@@ -75,6 +75,7 @@ impl Move {
 
 /// Why a move text was rejected.
 #[derive(Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MoveError {
     /// The text is not move notation on this board.
     #[error(
@@ -114,7 +115,7 @@ fn run(board: &Board, start: u8, d: usize, them: u64) -> u64 {
 
 /// Stones of `us` that can make a capturing step.
 #[inline]
-pub fn capturers(board: &Board, us: u64, them: u64) -> u64 {
+pub(crate) fn capturers(board: &Board, us: u64, them: u64) -> u64 {
     let empty = board.all() & !(us | them);
     let mut found = 0u64;
     for d in 0..8 {
@@ -130,14 +131,14 @@ pub fn capturers(board: &Board, us: u64, them: u64) -> u64 {
 
 /// Whether the side owning `us` has any capture.
 #[inline]
-pub fn has_capture(board: &Board, us: u64, them: u64) -> bool {
+pub(crate) fn has_capture(board: &Board, us: u64, them: u64) -> bool {
     capturers(board, us, them) != 0
 }
 
 /// Calls `f(dest_of_one_stone, from, to)` for every paika of `us`: the mover's set after
 /// the step, plus the step itself.
 #[inline]
-pub fn for_each_paika(board: &Board, us: u64, them: u64, mut f: impl FnMut(u64, u8, u8)) {
+pub(crate) fn for_each_paika(board: &Board, us: u64, them: u64, mut f: impl FnMut(u64, u8, u8)) {
     let empty = board.all() & !(us | them);
     for d in 0..8 {
         let movers = us & board.shift(empty, opposite(d));
@@ -150,7 +151,7 @@ pub fn for_each_paika(board: &Board, us: u64, them: u64, mut f: impl FnMut(u64, 
 
 /// Number of paikas of `us` (each leads to a different position).
 #[inline]
-pub fn paika_count(board: &Board, us: u64, them: u64) -> u32 {
+pub(crate) fn paika_count(board: &Board, us: u64, them: u64) -> u32 {
     let empty = board.all() & !(us | them);
     (0..8)
         .map(|d| (us & board.shift(empty, opposite(d))).count_ones())
@@ -159,7 +160,7 @@ pub fn paika_count(board: &Board, us: u64, them: u64) -> u32 {
 
 /// Walks every capture chain of the stone on `from`. At every stopping point calls
 /// `f(path, us_after, them_after)`.
-pub fn for_each_chain(
+pub(crate) fn for_each_chain(
     board: &Board,
     from: u8,
     us: u64,
@@ -219,7 +220,7 @@ fn chain_dfs(
 }
 
 /// The distinct results `(us_after, them_after)` of every capture of `us`, sorted.
-pub fn capture_results(board: &Board, us: u64, them: u64, out: &mut Vec<(u64, u64)>) {
+pub(crate) fn capture_results(board: &Board, us: u64, them: u64, out: &mut Vec<(u64, u64)>) {
     out.clear();
     for s in bits(capturers(board, us, them)) {
         for_each_chain(board, s, us, them, &mut |_, u, t| out.push((u, t)));

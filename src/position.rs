@@ -44,6 +44,7 @@ impl Color {
 
 /// Why position text (or a set of stones) is not a position.
 #[derive(Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PositionError {
     /// The text is empty.
     #[error("empty position text")]
@@ -187,7 +188,7 @@ impl Position {
         }
     }
 
-    /// The start position of a board (RULES.md: middle row B W B W ... centre empty,
+    /// The start position of a board (docs/RULES.md: middle row B W B W ... centre empty,
     /// right half mirrored with colours swapped), White to move.
     pub fn start(board: &'static Board) -> Position {
         let (w, h) = (board.width(), board.height());

@@ -19,6 +19,7 @@ use crate::value::{Outcome, Wdl};
 
 /// Why a probe has no answer.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ProbeError {
     /// The position is over: the named side has no stones.
     #[error("not a game position: {0} has no stones, the game is already over")]
@@ -69,6 +70,7 @@ type LimitRow = Box<[OnceLock<BoardSlots>; 16]>;
 
 /// A table of a `Tablebase`'s directory.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct TableInfo {
     /// Its board.
     pub board: &'static Board,

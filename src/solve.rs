@@ -11,12 +11,14 @@ use crate::board::Board;
 use crate::index::Signature;
 use crate::position::Position;
 use crate::probe::{MoveValue, ProbeError, Tablebase};
-use crate::retro::{GenerateError, Options, TableReport, generate, peak_rss};
+use crate::retro::{GenerateError, Options, TableReport, generate};
 use crate::rules::Rules;
+use crate::sys::peak_rss;
 use crate::value::Outcome;
 
 /// Why `solve` could not solve a position.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum SolveError {
     /// Building or finding the tables failed.
     #[error(transparent)]
@@ -44,6 +46,7 @@ pub fn published(board: &Board) -> Option<&'static str> {
 
 /// The search's verdict on a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SearchResult {
     /// `None` when the search met its horizon before proving a value.
     pub outcome: Option<Outcome>,
@@ -54,6 +57,7 @@ pub struct SearchResult {
 
 /// A solved position with everything the report needs.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Solution {
     /// The board.
     pub board: &'static Board,
@@ -120,7 +124,7 @@ pub fn solve(
 /// (a repetition on the current path counts as a draw). Stops after `max_nodes`
 /// searched nodes with no verdict. Shares nothing with the generator but the rule
 /// that defines a value from its successors, `Outcome::from_successors`.
-pub fn search(
+pub(crate) fn search(
     tb: &Tablebase,
     pos: &Position,
     material: usize,

@@ -27,6 +27,7 @@ use crate::value::Outcome;
 
 /// The result of verifying one table.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct VerifyReport {
     /// The table's board.
     pub board: &'static Board,

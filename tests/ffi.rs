@@ -288,10 +288,7 @@ fn c_abi_under_the_no_capture_limit() {
     use fanotb::{Limit, Options, Position, Signature, Tablebase};
     let dir = tempfile::tempdir().unwrap();
     let limit = Limit::new(20).unwrap();
-    let opts = Options {
-        limit: Some(limit),
-        ..Options::default()
-    };
+    let opts = Options::rule_aware(limit);
     let sigs = Signature::all_up_to(3);
     fanotb::generate(dir.path(), Board::tsivy(), &sigs, &opts, |_| {}).unwrap();
     let lib = Tablebase::open(dir.path()).unwrap();

@@ -120,7 +120,7 @@ fn symmetry_groups_have_the_expected_size() {
 
 #[test]
 fn published_position_count() {
-    // RULES.md: every tsivy signature of 2 to 7 stones holds 6,261,651,660 placements.
+    // docs/RULES.md: every tsivy signature of 2 to 7 stones holds 6,261,651,660 placements.
     let total: u64 = Signature::all_up_to(7)
         .iter()
         .map(|s| s.placements(Board::tsivy()))

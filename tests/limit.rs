@@ -18,10 +18,7 @@ fn rules(limit: Limit, counter: u32) -> Rules {
 
 fn rule_aware_tables(board: &'static Board, max: usize, limit: Limit) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Options {
-        limit: Some(limit),
-        ..Options::default()
-    };
+    let opts = Options::rule_aware(limit);
     generate(dir.path(), board, &Signature::all_up_to(max), &opts, |_| {}).unwrap();
     dir
 }

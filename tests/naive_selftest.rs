@@ -1,5 +1,5 @@
 //! Self-tests of the naive reference implementation against facts stated in
-//! RULES.md and values derived by hand.
+//! docs/RULES.md and values derived by hand.
 
 mod common;
 
@@ -62,7 +62,7 @@ fn start_text_round_trips() {
     assert_eq!(to_text(&s), TSIVY_START);
     assert_eq!(parse(TSIVY_START), s);
     assert_eq!(to_text(&parse(TSIVY_START)), TSIVY_START);
-    // Middle rows of the other widths given in RULES.md.
+    // Middle rows of the other widths given in docs/RULES.md.
     assert_eq!(to_text(&start(5, 5)), "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w");
     assert_eq!(to_text(&start(3, 3)), "BBB/B1W/WWW w");
     assert_eq!(to_text(&start(7, 3)), "BBBBBBB/BWB1WBW/WWWWWWW w");

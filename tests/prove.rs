@@ -17,16 +17,11 @@ use fanotb::{Claim, Limits, ProveOptions, Proved, prove};
 use fanotb::{Options, generate};
 
 fn opts(k: usize) -> ProveOptions {
-    ProveOptions {
-        max_table_stones: k,
-        threads: Some(2),
-        limits: Limits {
-            max_nodes: 50_000_000,
-            max_entries: 50_000_000,
-        },
-        checkpoint: None,
-        table_observer: None,
-    }
+    let mut o = ProveOptions::default();
+    o.max_table_stones = k;
+    o.threads = Some(2);
+    o.limits = Limits::new(50_000_000, 50_000_000);
+    o
 }
 
 fn run(dir: &Path, pos: &Position, k: usize) -> Proved {
@@ -388,29 +383,19 @@ fn an_interrupted_search_resumes_from_its_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let start = Position::start(Board::get(5, 5).unwrap());
     let prefix = dir.path().join("dimy");
-    let with = |max_nodes| ProveOptions {
-        threads: Some(1),
-        limits: Limits {
-            max_nodes,
-            max_entries: 50_000_000,
-        },
-        checkpoint: Some(fanotb::CheckpointPlan {
-            prefix: prefix.clone(),
-            every: std::time::Duration::from_secs(3600),
-        }),
-        ..opts(6)
+    let with = |max_nodes| {
+        let mut o = opts(6);
+        o.threads = Some(1);
+        o.limits = Limits::new(max_nodes, 50_000_000);
+        o.checkpoint = Some(fanotb::CheckpointPlan::new(
+            prefix.clone(),
+            std::time::Duration::from_secs(3600),
+        ));
+        o
     };
-    let fresh = prove(
-        dir.path(),
-        &start,
-        &ProveOptions {
-            checkpoint: None,
-            ..with(u64::MAX)
-        },
-        |_| {},
-        &|_| {},
-    )
-    .unwrap();
+    let mut without = with(u64::MAX);
+    without.checkpoint = None;
+    let fresh = prove(dir.path(), &start, &without, |_| {}, &|_| {}).unwrap();
     let e = prove(dir.path(), &start, &with(2_000), |_| {}, &|_| {}).unwrap_err();
     assert!(
         matches!(

@@ -88,10 +88,7 @@ fn tables() -> (tempfile::TempDir, Limit) {
     let board = Board::tsivy();
     let dir = common::tables(board, 4);
     let limit = Limit::new(20).unwrap();
-    let opts = Options {
-        limit: Some(limit),
-        ..Options::default()
-    };
+    let opts = Options::rule_aware(limit);
     generate(dir.path(), board, &Signature::all_up_to(4), &opts, |_| {}).unwrap();
     (dir, limit)
 }

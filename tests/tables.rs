@@ -402,10 +402,8 @@ fn a_checkpoint_that_cannot_be_saved_does_not_stop_the_build() {
     // A non-empty directory where the pair's checkpoint goes: every save fails.
     let blocked = dir.path().join("9x5/2v3.pair.ckpt");
     std::fs::create_dir_all(blocked.join("x")).unwrap();
-    let opts = Options {
-        checkpoint_every: Some(std::time::Duration::ZERO),
-        ..Options::default()
-    };
+    let mut opts = Options::default();
+    opts.checkpoint_every = Some(std::time::Duration::ZERO);
     let sig: Signature = "2v3".parse().unwrap();
     let built = generate(dir.path(), board, &[sig], &opts, |_| {}).unwrap();
     assert!(built.iter().any(|r| r.sig == sig && !r.skipped));

@@ -19,10 +19,7 @@ fn dir() -> &'static PathBuf {
             &d,
             Board::tsivy(),
             &Signature::all_up_to(3),
-            &fanotb::Options {
-                limit: Some(fanotb::Limit::new(20).unwrap()),
-                ..fanotb::Options::default()
-            },
+            &fanotb::Options::rule_aware(fanotb::Limit::new(20).unwrap()),
             |_| {},
         )
         .expect("tables build");

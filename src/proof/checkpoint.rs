@@ -10,12 +10,14 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
-use xxhash_rust::xxh3::Xxh3;
+
+use crate::bytes::{Hashing, unseal};
 
 const MAGIC: [u8; 8] = *b"FNCKPT1\n";
 
 /// Why a search checkpoint could not be saved or loaded.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum CheckpointError {
     /// Reading, writing or decompressing the file failed.
     #[error("checkpoint {path}: {source}")]
@@ -37,7 +39,7 @@ pub enum CheckpointError {
 
 /// What a checkpoint belongs to: a search is resumed only from its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Identity {
+pub(super) struct Identity {
     pub white: u64,
     pub black: u64,
     pub turn: u8,
@@ -55,25 +57,8 @@ impl Identity {
     }
 }
 
-/// A writer that hashes what passes through it.
-struct Hashing<W: Write> {
-    inner: W,
-    hash: Xxh3,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hash.update(&buf[..n]);
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 /// Saves `entries` (key, pn, dn) as the checkpoint of `id` at `path`.
-pub fn save<'a>(
+pub(super) fn save<'a>(
     path: &Path,
     id: Identity,
     count: usize,
@@ -84,10 +69,7 @@ pub fn save<'a>(
         source,
     };
     crate::durable::replace_file(path, |file| {
-        let mut out = Hashing {
-            inner: BufWriter::new(file),
-            hash: Xxh3::new(),
-        };
+        let mut out = Hashing::new(BufWriter::new(file));
         out.write_all(&MAGIC)?;
         let mut z = zstd::Encoder::new(&mut out, 1)?;
         z.write_all(&id.bytes())?;
@@ -102,15 +84,13 @@ pub fn save<'a>(
         }
         assert_eq!(written, count, "the entry count is the table's length");
         z.finish()?;
-        let sum = out.hash.digest();
-        out.inner.write_all(&sum.to_le_bytes())?;
-        out.inner.flush()
+        out.seal()?.flush()
     })
     .map_err(io)
 }
 
 /// Loads the checkpoint at `path` if there is one; it must belong to `id`.
-pub fn load(
+pub(super) fn load(
     path: &Path,
     id: Identity,
     mut insert: impl FnMut((u64, u64), (u32, u32)),
@@ -131,12 +111,9 @@ pub fn load(
     if bytes.len() < 16 || bytes[..8] != MAGIC {
         return Err(invalid("not a fanotb search checkpoint"));
     }
-    let end = bytes.len() - 8;
-    let sum = u64::from_le_bytes(bytes[end..].try_into().expect("8 bytes"));
-    if xxhash_rust::xxh3::xxh3_64(&bytes[..end]) != sum {
-        return Err(invalid("checksum mismatch (damaged or incomplete)"));
-    }
-    let mut z = BufReader::new(zstd::Decoder::new(&bytes[8..end]).map_err(io)?);
+    let body =
+        unseal(&bytes, b"").map_err(|_| invalid("checksum mismatch (damaged or incomplete)"))?;
+    let mut z = BufReader::new(zstd::Decoder::new(&body[8..]).map_err(io)?);
     let mut head = vec![0u8; 19 + 8];
     z.read_exact(&mut head).map_err(io)?;
     if head[..19] != id.bytes()[..] {

@@ -4,20 +4,9 @@
 
 use rustc_hash::FxHashMap;
 
-use super::search::{Dfpn, Key, settled, wins_for};
+use super::search::{Dfpn, Key, ProofGraph, settled, wins_for};
 use crate::certificate::Claim;
 use crate::position::{Color, Position};
-
-/// One proof: the positions of the proof graph, each S-to-move one with S's move.
-#[derive(Clone, Debug)]
-pub struct ProofGraph {
-    /// The side S the proof is for.
-    pub side: Color,
-    /// What it proves for S.
-    pub claim: Claim,
-    /// Every position of the graph, sorted, with S's chosen successor where S moves.
-    pub nodes: Vec<(Position, Option<Position>)>,
-}
 
 impl Dfpn<'_> {
     /// The certificate of the verdict at `root`, computed as a fixpoint over the

@@ -6,8 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
 
 use super::checkpoint::CheckpointError;
-use super::extract::ProofGraph;
-use super::search::{CheckpointPlan, Limits, SearchOutcome, SearchProgress, search};
+use super::search::{CheckpointPlan, Limits, ProofGraph, SearchOutcome, SearchProgress, search};
 use crate::certificate::{Certificate, Entry, Part};
 use crate::position::{Color, Position};
 use crate::probe::ValueTables;
@@ -15,6 +14,7 @@ use crate::value::Wdl;
 
 /// Why `prove` could not answer.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProveError {
     /// Building or finding the tables failed.
     #[error(transparent)]
@@ -62,6 +62,7 @@ pub enum ProveError {
 
 /// How to prove.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct ProveOptions {
     /// Positions with at most this many stones are probed in the tables.
     pub max_table_stones: usize,
@@ -73,6 +74,19 @@ pub struct ProveOptions {
     pub checkpoint: Option<CheckpointPlan>,
     /// Told of the table builds' progress.
     pub table_observer: Option<std::sync::Arc<dyn crate::retro::Observer>>,
+}
+
+/// Table leaves of up to 4 stones, every core, the default limits, no checkpoint.
+impl Default for ProveOptions {
+    fn default() -> ProveOptions {
+        ProveOptions {
+            max_table_stones: 4,
+            threads: None,
+            limits: Limits::default(),
+            checkpoint: None,
+            table_observer: None,
+        }
+    }
 }
 
 impl std::fmt::Debug for ProveOptions {
@@ -89,6 +103,7 @@ impl std::fmt::Debug for ProveOptions {
 
 /// A proved value with its certificate and the figures of the run.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Proved {
     /// The value and its certificate, ready to write.
     pub certificate: crate::certificate::Certificate,

@@ -8,7 +8,7 @@ use std::time::Instant;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::checkpoint::{self, CheckpointError};
-use super::extract::ProofGraph;
+use crate::certificate::Claim;
 use crate::position::{Color, Position};
 use crate::probe::ValueTables;
 use crate::value::Wdl;
@@ -36,6 +36,7 @@ impl Key {
 
 /// Where one search stands, for progress displays.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct SearchProgress {
     /// The side whose win the search tries to prove.
     pub attacker: Color,
@@ -53,6 +54,7 @@ pub struct SearchProgress {
 
 /// The outcome of one search.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct SearchOutcome {
     /// The side whose win the search tried to prove.
     pub attacker: Color,
@@ -76,6 +78,7 @@ pub struct SearchOutcome {
 
 /// Where and how often a search saves its transposition table.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct CheckpointPlan {
     /// Files `PREFIX.white.ckpt` and `PREFIX.black.ckpt`, one per search.
     pub prefix: std::path::PathBuf,
@@ -84,6 +87,14 @@ pub struct CheckpointPlan {
 }
 
 impl CheckpointPlan {
+    /// Saves to `PREFIX.white.ckpt` and `PREFIX.black.ckpt` every `every`.
+    pub fn new(prefix: impl Into<std::path::PathBuf>, every: std::time::Duration) -> Self {
+        CheckpointPlan {
+            prefix: prefix.into(),
+            every,
+        }
+    }
+
     fn path(&self, attacker: Color) -> std::path::PathBuf {
         let mut p = self.prefix.as_os_str().to_owned();
         p.push(format!(".{}.ckpt", attacker.name().to_lowercase()));
@@ -93,12 +104,34 @@ impl CheckpointPlan {
 
 /// Search limits.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Limits {
     /// Give up after this many expanded nodes.
     pub max_nodes: u64,
     /// Give up when the transposition table holds this many positions (its memory
     /// is about 60 bytes a position, measured).
     pub max_entries: usize,
+}
+
+impl Limits {
+    /// At most `max_nodes` expanded nodes and `max_entries` table positions.
+    pub fn new(max_nodes: u64, max_entries: usize) -> Limits {
+        Limits {
+            max_nodes,
+            max_entries,
+        }
+    }
+}
+
+/// No node limit; 100 million positions a transposition table (about 6 GB, so that
+/// two searches stay near 12 GiB).
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_nodes: u64::MAX,
+            max_entries: 100_000_000,
+        }
+    }
 }
 
 pub(super) struct Dfpn<'a> {
@@ -301,7 +334,7 @@ impl Dfpn<'_> {
 /// certificate of the answer. `stop` ends the search early from outside. With a
 /// checkpoint plan the search starts from its saved table if there is one, saves it
 /// as it goes and when it stops undecided, and removes it once decided.
-pub fn search(
+pub(super) fn search(
     tables: &ValueTables,
     root: &Position,
     attacker: Color,
@@ -382,4 +415,15 @@ pub fn search(
             Err(_) => return Ok(done(&s, None, None, repairs)),
         }
     }
+}
+
+/// One proof: the positions of the proof graph, each S-to-move one with S's move.
+#[derive(Clone, Debug)]
+pub struct ProofGraph {
+    /// The side S the proof is for.
+    pub side: Color,
+    /// What it proves for S.
+    pub claim: Claim,
+    /// Every position of the graph, sorted, with S's chosen successor where S moves.
+    pub nodes: Vec<(Position, Option<Position>)>,
 }

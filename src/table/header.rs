@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::TableError;
 use super::codes::{BLESSED, CURSED, code_depth, code_limited, code_wdl};
 use crate::board::Board;
+use crate::bytes::{u32_at, u64_at};
 use crate::index::{Indexer, Signature};
 use crate::limit::Limit;
 use crate::value::Wdl;
@@ -246,8 +247,8 @@ impl Header {
     }
 
     pub(super) fn decode(path: &Path, h: &[u8]) -> Result<Header, TableError> {
-        let u32_at = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes"));
-        let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().expect("8 bytes"));
+        let u32_at = |i: usize| u32_at(h, i);
+        let u64_at = |i: usize| u64_at(h, i);
         if h[0..8] != MAGIC {
             return Err(TableError::NotATable { path: path.into() });
         }

@@ -33,6 +33,7 @@ pub(crate) use writer::{compress_blocks, write_blocks};
 
 /// Why a table file cannot be used.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum TableError {
     /// The directory has no file for the table.
     #[error(
@@ -114,7 +115,7 @@ pub enum TableError {
 
 /// The directory of a board's tables: `DIR/WxH`, or `DIR/WxH/nN` for the
 /// rule-aware tables of the limit N.
-pub fn tables_dir(dir: &Path, board: &Board, limit: Option<Limit>) -> PathBuf {
+pub(crate) fn tables_dir(dir: &Path, board: &Board, limit: Option<Limit>) -> PathBuf {
     let plain = dir.join(board.size_name());
     match limit {
         Some(n) => plain.join(n.dir_name()),

@@ -15,6 +15,7 @@ use super::codes::{code_limited, code_outcome, limited_code, packed_wdl};
 use super::header::{END_MAGIC, HEADER_LEN, Header, MAGIC};
 use super::{TableError, io_err, table_name};
 use crate::board::Board;
+use crate::bytes::{u64_at, unseal};
 use crate::index::Signature;
 use crate::limit::{Limit, Limited};
 use crate::value::{Outcome, Wdl};
@@ -111,8 +112,8 @@ impl TableFile {
             .ok_or_else(|| corrupt("header counts do not fit the file's length"))?
             as usize;
         let blocks = blocks.expect("checked above") as usize;
-        let u64_at = |i: usize| u64::from_le_bytes(map[i..i + 8].try_into().expect("8 bytes"));
-        if xxh3_64(&map[..dir_end]) != u64_at(dir_end) {
+        let u64_at = |i: usize| u64_at(&map, i);
+        if unseal(&map[..dir_end + 8], b"").is_err() {
             return Err(corrupt("header or block directory checksum mismatch"));
         }
         // The header is as written: a different board or signature is a sound table
@@ -180,7 +181,7 @@ impl TableFile {
     /// certificate records to name the exact table it relied on).
     pub fn file_checksum(&self) -> u64 {
         let n = self.map.len();
-        u64::from_le_bytes(self.map[n - 16..n - 8].try_into().expect("8 bytes"))
+        u64_at(&self.map, n - 16)
     }
 
     /// The whole value stream, decoded: 2 bits per entry, four entries a byte, as
@@ -202,9 +203,7 @@ impl TableFile {
 
     /// Checks the whole-file checksum and every block checksum.
     pub fn verify_checksums(&self) -> Result<(), TableError> {
-        let n = self.map.len();
-        let stored = u64::from_le_bytes(self.map[n - 16..n - 8].try_into().expect("8 bytes"));
-        if xxh3_64(&self.map[..n - 16]) != stored {
+        if unseal(&self.map, &END_MAGIC).is_err() {
             return Err(self.corrupt("whole-file checksum mismatch".into()));
         }
         for s in [Stream::Wdl, Stream::Depth] {

@@ -6,12 +6,13 @@ use std::io::Write;
 use std::path::Path;
 
 use rayon::prelude::*;
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+use xxhash_rust::xxh3::xxh3_64;
 
 use super::codes::{depth_bytes, pack_wdl};
 use super::header::{BLOCK_ENTRIES, END_MAGIC, HEADER_LEN, Header, Stats};
 use super::{TableError, io_err};
 use crate::board::Board;
+use crate::bytes::{Hashing, seal};
 use crate::index::Signature;
 use crate::limit::Limit;
 
@@ -89,8 +90,7 @@ pub(crate) fn write_blocks(
             head.extend_from_slice(&xxh3_64(block).to_le_bytes());
         }
     }
-    let meta = xxh3_64(&head);
-    head.extend_from_slice(&meta.to_le_bytes());
+    seal(&mut head, b"");
 
     let parent = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(io_err(parent))?;
@@ -98,14 +98,12 @@ pub(crate) fn write_blocks(
     crate::durable::replace_file(path, |file| {
         // Streamed through a hasher: the compressed blocks are not copied into one
         // buffer.
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        let mut whole = Xxh3::new();
+        let mut out = Hashing::new(std::io::BufWriter::with_capacity(1 << 20, file));
         for piece in std::iter::once(&head[..]).chain(streams.iter().flatten().map(Vec::as_slice)) {
-            whole.update(piece);
             out.write_all(piece)?;
         }
-        checksum = whole.digest();
-        out.write_all(&checksum.to_le_bytes())?;
+        checksum = out.digest();
+        let mut out = out.seal()?;
         out.write_all(&END_MAGIC)?;
         out.flush()
     })

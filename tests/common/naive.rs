@@ -1,5 +1,5 @@
 //! Naive, independent reference implementation of the Fanorona rules of
-//! `/work/shared/RULES.md`, used only by tests.
+//! `docs/RULES.md`, used only by tests.
 //!
 //! Deliberately simple: a board is a `Vec<u8>` (0 empty, 1 white, 2 black,
 //! index `y * w + x`), moves are generated with plain loops over points and
@@ -151,7 +151,7 @@ pub fn to_text(p: &NaivePos) -> String {
     s
 }
 
-/// Start position of RULES.md: White below the middle row, Black above it;
+/// Start position of docs/RULES.md: White below the middle row, Black above it;
 /// middle row B W B W ... up to the empty centre, right half the left half
 /// mirrored with colours swapped. White to move.
 pub fn start(w: usize, h: usize) -> NaivePos {
@@ -530,7 +530,7 @@ pub fn solve_all(w: usize, h: usize, max_stones: usize) -> HashMap<NaivePos, Val
     out
 }
 
-/// A value under the no-capture limit (RULES.md): no depth, only the result.
+/// A value under the no-capture limit (docs/RULES.md): no depth, only the result.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum Wdl {
     Win,

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use fanotb::{Board, Deps, Options, Signature, generate_distributed};
+use fanotb::{Board, Options, Signature, TableSharing, generate_distributed};
 
 use crate::args::Result;
 use crate::build_report::{GenerateReport, TableLine, TrafficLine};
@@ -14,17 +14,15 @@ pub fn generate(
     board: &'static Board,
     targets: &[Signature],
     opts: Options,
-    deps: Deps,
+    deps: TableSharing,
     json: bool,
 ) -> Result<GenerateReport> {
     let universe = mpi::initialize().ok_or("MPI is already initialised")?;
     let world = universe.world();
     let rank0 = mpi::traits::Communicator::rank(&world) == 0;
     // Progress from rank 0 only.
-    let opts = Options {
-        observer: opts.observer.filter(|_| rank0),
-        ..opts
-    };
+    let mut opts = opts;
+    opts.observer = opts.observer.filter(|_| rank0);
     let start = std::time::Instant::now();
     let result = generate_distributed(&world, dir, board, targets, &opts, deps, |r, t| {
         if rank0 && !json {

@@ -212,19 +212,15 @@ pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
             d.join(format!("{}-{name}.fnproof", pos.board().size_name()))
         }
     };
-    let opts = ProveOptions {
-        max_table_stones: a.max_table_stones,
-        threads: a.threads,
-        limits: Limits {
-            max_nodes: a.max_nodes.unwrap_or(u64::MAX),
-            max_entries: a.max_entries,
-        },
-        checkpoint: a.checkpoint.map(|prefix| CheckpointPlan {
-            prefix,
-            every: std::time::Duration::from_secs_f64(a.checkpoint_minutes.max(0.0) * 60.0),
-        }),
-        table_observer: table_observer(json),
-    };
+    let mut opts = ProveOptions::default();
+    opts.max_table_stones = a.max_table_stones;
+    opts.threads = a.threads;
+    opts.limits = Limits::new(a.max_nodes.unwrap_or(u64::MAX), a.max_entries);
+    opts.checkpoint = a.checkpoint.map(|prefix| {
+        let every = std::time::Duration::from_secs_f64(a.checkpoint_minutes.max(0.0) * 60.0);
+        CheckpointPlan::new(prefix, every)
+    });
+    opts.table_observer = table_observer(json);
     let display = SearchDisplay::new(json);
     let proved = prove(
         &a.tables.dir,

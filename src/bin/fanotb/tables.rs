@@ -78,13 +78,12 @@ impl BuildArgs {
                     self.checkpoint_minutes
                 )
             })?;
-        Ok(Options {
-            threads: self.threads,
-            observer: table_observer(json),
-            force: self.force,
-            checkpoint_every: Some(every),
-            limit: None,
-        })
+        let mut opts = Options::default();
+        opts.threads = self.threads;
+        opts.observer = table_observer(json);
+        opts.force = self.force;
+        opts.checkpoint_every = Some(every);
+        Ok(opts)
     }
 }
 
@@ -97,15 +96,13 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
         Some(n) => Signature::all_up_to(n),
         None => a.signature,
     };
-    let opts = Options {
-        limit: a.no_capture_limit,
-        ..a.build.options(json)?
-    };
+    let mut opts = a.build.options(json)?;
+    opts.limit = a.no_capture_limit;
     #[cfg(feature = "mpi")]
     if a.distributed {
         let deps = match a.broadcast_tables {
-            true => fanotb::Deps::Broadcast,
-            false => fanotb::Deps::Shared,
+            true => fanotb::TableSharing::Broadcast,
+            false => fanotb::TableSharing::Shared,
         };
         return crate::distributed::generate(&a.tables.dir, board, &targets, opts, deps, json);
     }

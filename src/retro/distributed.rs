@@ -5,7 +5,7 @@
 //! level found nothing. The tables come out byte-identical to `generate`: the codes
 //! are redistributed into whole blocks, each rank compresses its blocks, rank 0
 //! writes the file. The smaller tables are read by every rank from the shared
-//! table directory, or read by rank 0 and broadcast (`Deps`). A job resumes at pair granularity: a restarted job skips the
+//! table directory, or read by rank 0 and broadcast (`TableSharing`). A job resumes at pair granularity: a restarted job skips the
 //! pairs whose tables are complete.
 
 use std::cell::RefCell;
@@ -19,15 +19,17 @@ use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
+use super::checkpoint::Resume;
+use super::options::{GenerateError, Options, TableReport, check_targets, thread_count};
+use super::pair::members;
+use super::pair::{Exchange, Pair};
+use super::plan::{build_plan, plan_build, skipped_reports};
+use super::smaller::{capture_deps, load_smaller_tables};
 use crate::board::Board;
 use crate::depths::{DepthHistogram, write_sidecar};
 use crate::durable::{DirLock, remove_tmp_files};
 use crate::index::{Indexer, Signature};
-use crate::pair_checkpoint::Resume;
-use crate::retro::{
-    Exchange, GenerateError, Options, Pair, TableReport, build_plan, capture_deps, check_targets,
-    load_deps, members, pair_peak, plan_build, reset_peak_rss, skipped_reports, thread_count,
-};
+use crate::sys::{pair_peak, reset_peak_rss};
 use crate::table::{
     BLOCK_ENTRIES, Decoded, Stats, TableError, compress_blocks, table_path, tables_dir,
     write_blocks,
@@ -35,7 +37,7 @@ use crate::table::{
 
 /// How the ranks get the smaller tables a pair's captures lead to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Deps {
+pub enum TableSharing {
     /// Every rank reads them from the shared table directory.
     Shared,
     /// Rank 0 reads them and broadcasts the decoded entries.
@@ -44,6 +46,7 @@ pub enum Deps {
 
 /// What the ranks measured while building one pair.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct PairTraffic {
     /// The pair, by its smaller-first member.
     pub key: Signature,
@@ -70,7 +73,7 @@ pub fn generate_distributed(
     board: &'static Board,
     targets: &[Signature],
     opts: &Options,
-    deps: Deps,
+    deps: TableSharing,
     mut report: impl FnMut(&TableReport, Option<&PairTraffic>),
 ) -> Result<(Vec<TableReport>, Vec<PairTraffic>), GenerateError> {
     if opts.limit.is_some() {
@@ -238,7 +241,7 @@ fn build_pair(
     board: &'static Board,
     key: Signature,
     opts: &Options,
-    from: Deps,
+    from: TableSharing,
 ) -> Result<(Vec<TableReport>, Option<PairTraffic>), GenerateError> {
     let (rank, ranks) = (world.rank() as usize, world.size() as usize);
     let root = world.process_at_rank(0);
@@ -246,8 +249,8 @@ fn build_pair(
     reset_peak_rss();
     let start = Instant::now();
     let deps = match from {
-        Deps::Shared => load_deps(dir, board, None, &sigs)?.0,
-        Deps::Broadcast => broadcast_deps(world, dir, board, &sigs)?,
+        TableSharing::Shared => load_smaller_tables(dir, board, None, &sigs)?.0,
+        TableSharing::Broadcast => broadcast_deps(world, dir, board, &sigs)?,
     };
     let deps_seconds = start.elapsed().as_secs_f64();
     let pair = Pair::slice(board, &sigs, None, |side| {
@@ -347,7 +350,7 @@ fn broadcast_deps(
 ) -> Result<HashMap<Signature, Decoded>, GenerateError> {
     let root = world.process_at_rank(0);
     let mut deps = match world.rank() {
-        0 => load_deps(dir, board, None, sigs)?.0,
+        0 => load_smaller_tables(dir, board, None, sigs)?.0,
         _ => HashMap::new(),
     };
     let mut needed: Vec<Signature> = sigs.iter().flat_map(|&s| capture_deps(s)).collect();

@@ -18,9 +18,8 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
-use xxhash_rust::xxh3::Xxh3;
-
 use crate::board::Board;
+use crate::bytes::{Hashing, Reader};
 use crate::index::Signature;
 use crate::limit::Limit;
 use crate::table::tables_dir;
@@ -33,6 +32,12 @@ const GENERATOR_REVISION: u32 = 2;
 /// Where a pair's checkpoint lives.
 pub(crate) fn path(dir: &Path, board: &Board, limit: Option<Limit>, key: Signature) -> PathBuf {
     tables_dir(dir, board, limit).join(format!("{key}.pair.ckpt"))
+}
+
+/// Removes a pair's checkpoint, if there is one. Best effort: the tables are
+/// complete, and a checkpoint left behind is removed the next time.
+pub(crate) fn remove(dir: &Path, board: &Board, limit: Option<Limit>, key: Signature) {
+    let _ = std::fs::remove_file(path(dir, board, limit, key));
 }
 
 /// What identifies the build a checkpoint belongs to.
@@ -52,19 +57,6 @@ pub(crate) struct Resume {
     pub(crate) level: u16,
     /// The largest code stage 1 decided.
     pub(crate) max_init: u16,
-}
-
-/// Writes through a hasher.
-struct Hashed<W: Write> {
-    out: W,
-    hash: Xxh3,
-}
-
-impl<W: Write> Hashed<W> {
-    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.hash.update(bytes);
-        self.out.write_all(bytes)
-    }
 }
 
 fn prologue(id: &Identity, at: Resume, sizes: &[u64]) -> Vec<u8> {
@@ -107,29 +99,24 @@ pub(crate) fn save(
         std::fs::create_dir_all(parent)?;
     }
     crate::durable::replace_file(path, |file| {
-        let mut w = Hashed {
-            out: BufWriter::with_capacity(1 << 20, file),
-            hash: Xxh3::new(),
-        };
-        w.put(&prologue(id, at, &sizes))?;
+        let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
+        w.write_all(&prologue(id, at, &sizes))?;
         let mut buf = Vec::with_capacity(SPAN * 8);
         for side in states {
             for span in side.chunks(SPAN) {
                 buf.clear();
                 buf.extend(span.iter().flat_map(|c| c.load(Relaxed).to_le_bytes()));
-                w.put(&buf)?;
+                w.write_all(&buf)?;
             }
         }
         for side in marks {
             for span in side.chunks(SPAN) {
                 buf.clear();
                 buf.extend(span.iter().flat_map(|c| c.load(Relaxed).to_le_bytes()));
-                w.put(&buf)?;
+                w.write_all(&buf)?;
             }
         }
-        let sum = w.hash.digest();
-        w.out.write_all(&sum.to_le_bytes())?;
-        w.out.flush()
+        w.seal()?.flush()
     })
 }
 
@@ -148,13 +135,8 @@ pub(crate) fn load(
         return None;
     }
     let file = File::open(path).ok()?;
-    let mut r = BufReader::with_capacity(1 << 20, file);
-    let mut hash = Xxh3::new();
-    let mut read = |buf: &mut [u8]| -> Option<()> {
-        r.read_exact(buf).ok()?;
-        hash.update(buf);
-        Some(())
-    };
+    let mut r = Hashing::new(BufReader::with_capacity(1 << 20, file));
+    let mut read = |buf: &mut [u8]| r.read_exact(buf).ok();
     let sizes: Vec<u64> = states.iter().map(|s| s.len() as u64).collect();
     // The prologue this build would write, whatever the level: compare all but the
     // two level fields.
@@ -171,9 +153,10 @@ pub(crate) fn load(
     if got[..16] != want[..16] || got[20..] != want[20..] {
         return None;
     }
+    let mut fields = Reader::new(&got[16..20]);
     let at = Resume {
-        level: u16::from_le_bytes([got[16], got[17]]),
-        max_init: u16::from_le_bytes([got[18], got[19]]),
+        level: fields.u16().ok()?,
+        max_init: fields.u16().ok()?,
     };
     let mut buf = vec![0u8; SPAN * 8];
     for side in states {
@@ -194,12 +177,7 @@ pub(crate) fn load(
             }
         }
     }
-    let digest = hash.digest();
-    let mut sum = [0u8; 8];
-    r.read_exact(&mut sum).ok()?;
-    let mut rest = [0u8; 1];
-    let at_end = matches!(r.read(&mut rest), Ok(0));
-    (u64::from_le_bytes(sum) == digest && at_end).then_some(at)
+    r.check_seal().then_some(at)
 }
 
 #[cfg(test)]

@@ -1,0 +1,153 @@
+//! Capture positions, valued from the smaller tables: every chain and stopping
+//! point, the reads batched so that their cache misses overlap.
+
+use crate::board::Board;
+use crate::limit::Limited;
+use crate::movegen::capture_results;
+use crate::table::{Decoded, code_wdl, limited_code};
+use crate::value::Wdl;
+
+/// Capture positions whose values wait for their results' codes: the reads from
+/// the large smaller tables are prefetched as they are found and read in one batch,
+/// so the cache misses of many positions overlap.
+pub(super) struct CaptureBatch<'d> {
+    /// The results' codes to read: (table, entry).
+    lookups: Vec<(&'d [u16], usize)>,
+    /// Per waiting position: its cell in the chunk and the end of its lookups.
+    waiting: Vec<(usize, usize)>,
+    results: Vec<(u64, u64)>,
+    /// Rule-aware codes: a capture is decided in one ply (T = 1).
+    limited: bool,
+}
+
+/// Positions per batch: enough misses in flight to cover the memory latency.
+pub(super) const BATCH: usize = 64;
+
+impl<'d> CaptureBatch<'d> {
+    pub(super) fn new(limited: bool) -> Self {
+        CaptureBatch {
+            lookups: Vec::new(),
+            waiting: Vec::new(),
+            results: Vec::new(),
+            limited,
+        }
+    }
+
+    /// The code of a capture position whose best result gives `best` (a code of
+    /// `best_of`).
+    fn capture_code(&self, best: u16) -> u16 {
+        if !self.limited {
+            return best;
+        }
+        match code_wdl(best) {
+            Wdl::Win => limited_code(Limited::Win(1)),
+            Wdl::Draw => 0,
+            Wdl::Loss => limited_code(Limited::Loss(1)),
+        }
+    }
+
+    /// Values the capture position `(us, them)` at `cell`: at once if a capture takes
+    /// the last stone, else once its results are read (by `flush`). `deps[k]` is the
+    /// table of the opponent to move with `k` stones left.
+    pub(super) fn push(
+        &mut self,
+        board: &Board,
+        (us, them): (u64, u64),
+        cell: usize,
+        deps: &[Option<&'d Decoded>],
+    ) -> Option<u16> {
+        capture_results(board, us, them, &mut self.results);
+        if self.results.iter().any(|&(_, t)| t == 0) {
+            // Taking the last stone wins in 1, the best there is.
+            return Some(self.capture_code(2));
+        }
+        for &(u, t) in &self.results {
+            let dep = deps[t.count_ones() as usize].expect("capture tables are loaded");
+            let i = dep.idx.index(t, u) as usize;
+            prefetch(&dep.codes[i]);
+            self.lookups.push((&dep.codes, i));
+        }
+        self.waiting.push((cell, self.lookups.len()));
+        None
+    }
+
+    pub(super) fn full(&self) -> bool {
+        self.waiting.len() >= BATCH
+    }
+
+    /// Calls `f(cell, code)` for every waiting position.
+    pub(super) fn flush(&mut self, mut f: impl FnMut(usize, u16)) {
+        let mut start = 0;
+        for &(cell, end) in &self.waiting {
+            let best = best_of(self.lookups[start..end].iter().map(|&(c, i)| c[i]));
+            f(cell, self.capture_code(best));
+            start = end;
+        }
+        self.waiting.clear();
+        self.lookups.clear();
+    }
+}
+
+/// Starts loading `x` into the cache.
+#[inline]
+pub(super) fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no effect on memory and never faults.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// The code of a position from its successors' codes (each from the opponent's view):
+/// win by the fastest loss among them, else draw, else loss by the slowest win.
+pub(super) fn best_of(children: impl Iterator<Item = u16>) -> u16 {
+    let mut best_loss = u16::MAX;
+    let mut worst_win = 0u16;
+    let mut draw = false;
+    for c in children {
+        match code_wdl(c) {
+            Wdl::Loss => best_loss = best_loss.min(c),
+            Wdl::Draw => draw = true,
+            Wdl::Win => worst_win = worst_win.max(c),
+        }
+    }
+    if best_loss != u16::MAX {
+        best_loss + 1
+    } else if draw {
+        0
+    } else {
+        worst_win + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::best_of;
+    use crate::table::code_outcome;
+    use crate::value::Outcome;
+
+    /// The generator's rule on storage codes is the value rule on outcomes: every
+    /// list of up to three successor codes (draw, losses and wins in 0 to 10 plies).
+    #[test]
+    fn best_of_codes_is_the_value_rule() {
+        let codes: Vec<u16> = (0..12).collect();
+        let mut lists: Vec<Vec<u16>> = vec![vec![]];
+        for _ in 0..3 {
+            let longer: Vec<Vec<u16>> = lists
+                .iter()
+                .filter(|l| l.len() == lists.last().map_or(0, Vec::len))
+                .flat_map(|l| codes.iter().map(move |&c| [l.clone(), vec![c]].concat()))
+                .collect();
+            lists.extend(longer);
+        }
+        assert_eq!(lists.len(), 1 + 12 + 144 + 1728);
+        for l in lists {
+            let fast = code_outcome(best_of(l.iter().copied()));
+            let reference = Outcome::from_successors(l.iter().map(|&c| code_outcome(c)));
+            assert_eq!(fast, reference, "{l:?}");
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The build plan: which pairs a build needs, in which order, and what it will
+//! cost (time, memory, disk), estimated from the signatures alone.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::board::Board;
+use crate::index::Signature;
+use crate::limit::Limit;
+use crate::table::{TableFile, table_path};
+
+use super::checkpoint;
+use super::options::{BuildPlan, GenerateError, TableReport};
+use super::pair::members;
+use super::smaller::capture_deps;
+use crate::depths::histogram;
+use crate::table::Table;
+
+/// Every signature pair needed for `targets`, in build order: fewest stones first,
+/// and among pairs of as many stones, the targets in the order given.
+/// Each pair is named by its smaller-first member.
+pub fn build_plan(targets: &[Signature]) -> Vec<Signature> {
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<Signature> = targets.to_vec();
+    while let Some(s) = stack.pop() {
+        let key = pair_key(s);
+        if seen.insert(key) {
+            for t in [key, key.flipped()] {
+                stack.extend(capture_deps(t));
+            }
+        }
+    }
+    let mut v: Vec<Signature> = seen.into_iter().collect();
+    let asked = |k: Signature| targets.iter().position(|&t| pair_key(t) == k);
+    v.sort_by_key(|&s| (s.stones(), asked(s).unwrap_or(usize::MAX), s));
+    v
+}
+
+pub(super) fn pair_key(s: Signature) -> Signature {
+    if s.us <= s.them { s } else { s.flipped() }
+}
+
+/// Estimates a build of `targets` into `dir` (tables complete there are not counted),
+/// of the rule-aware tables of `limit` or the plain ones.
+///
+/// # Errors
+/// As `generate`, for a signature it would refuse.
+pub fn plan_build(
+    dir: &Path,
+    board: &'static Board,
+    targets: &[Signature],
+    limit: Option<Limit>,
+) -> Result<BuildPlan, GenerateError> {
+    let group = board.symmetries().len() as u64;
+    // Entries run a little above placements over the group (symmetric classes).
+    let entries = |s: Signature| s.placements(board).div_ceil(group) * 33 / 32;
+    let indexer = |s: Signature| 6 * crate::index::binom(board.points(), s.us as usize);
+    let mut plan = BuildPlan {
+        pairs: Vec::new(),
+        positions: 0,
+        peak_bytes: 0,
+        disk_bytes: 0,
+        checkpoint_bytes: 0,
+        thread_seconds: 0.0,
+    };
+    for key in build_plan(targets) {
+        let sigs = members(key);
+        let complete = sigs
+            .iter()
+            .all(|&s| TableFile::open(&table_path(dir, board, limit, s), board, limit, s).is_ok());
+        if complete {
+            continue;
+        }
+        for &s in &sigs {
+            if !s.buildable(board) {
+                return Err(GenerateError::TooLarge {
+                    sig: s,
+                    placements: s.placements(board),
+                    board: board.size_name(),
+                });
+            }
+        }
+        let own: u64 = sigs.iter().map(|&s| 2 * entries(s) + indexer(s)).sum();
+        let deps: u64 = sigs
+            .iter()
+            .flat_map(|&s| capture_deps(s))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .map(|d| 2 * entries(d) + indexer(d))
+            .sum();
+        let largest = sigs.iter().map(|&s| entries(s)).max().unwrap_or(0);
+        // A rule-aware pair also reads its plain values (2 bits an entry) at the end.
+        let plain = if limit.is_some() { largest / 4 } else { 0 };
+        let bytes = (own + deps).max(own + plain + largest * 9 / 4) + (64 << 20);
+        let positions: u64 = sigs.iter().map(|&s| s.placements(board)).sum();
+        plan.pairs.push(key);
+        plan.positions += positions;
+        plan.peak_bytes = plan.peak_bytes.max(bytes);
+        let codes: u64 = sigs.iter().map(|&s| 2 * entries(s)).sum();
+        plan.checkpoint_bytes = plan.checkpoint_bytes.max(2 * codes);
+        plan.disk_bytes += positions * 11 / 80;
+        plan.thread_seconds += positions as f64 / 5e6;
+    }
+    Ok(plan)
+}
+
+/// A complete, valid table already on disk (checksums verified), with its depth
+/// sidecar (written now if a build from before sidecars, or one interrupted
+/// between the table and its sidecar, left none).
+fn existing(
+    dir: &Path,
+    board: &'static Board,
+    limit: Option<Limit>,
+    sig: Signature,
+) -> Option<TableFile> {
+    let t = Table::open(dir, board, limit, sig).ok()?;
+    t.file.verify_checksums().ok()?;
+    histogram(&t, board, limit, true).ok()?;
+    Some(t.file)
+}
+
+/// The reports of a pair whose tables are complete and valid on disk (with their
+/// depth sidecars), or `None` when it is to build.
+pub(crate) fn skipped_reports(
+    dir: &Path,
+    board: &'static Board,
+    limit: Option<Limit>,
+    key: Signature,
+) -> Option<Vec<TableReport>> {
+    let done: Vec<TableFile> = members(key)
+        .iter()
+        .map(|&s| existing(dir, board, limit, s))
+        .collect::<Option<_>>()?;
+    // A checkpoint left by a run killed after writing both tables.
+    checkpoint::remove(dir, board, limit, key);
+    Some(
+        done.into_iter()
+            .map(|t| TableReport {
+                sig: t.header().sig,
+                limit,
+                path: t.path().into(),
+                entries: t.header().entries,
+                stats: t.header().stats,
+                file_bytes: t.file_size(),
+                seconds: 0.0,
+                peak_rss: None,
+                skipped: true,
+                resumed_at_depth: None,
+                memory_bound: 0,
+            })
+            .collect(),
+    )
+}
