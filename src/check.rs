@@ -278,9 +278,10 @@ fn check_part(cert: &Certificate, part: &Part, tables: &ValueTables) -> Result<u
     Ok(moves)
 }
 
-/// A node on a cycle of the graph, if it has one (Kahn's algorithm: what cannot be
-/// peeled off in topological order contains a cycle, and walking forward inside the
-/// remainder must come back to a node).
+/// A node on a cycle of the graph, if it has one. Kahn's algorithm peels off the
+/// nodes in topological order; what remains holds a cycle and everything downstream
+/// of one, so every node left has a predecessor left (not always a successor):
+/// walking backwards inside the remainder must come back to a node.
 fn find_cycle(adj: &[Vec<usize>]) -> Option<usize> {
     let n = adj.len();
     let mut indeg = vec![0usize; n];
@@ -301,14 +302,35 @@ fn find_cycle(adj: &[Vec<usize>]) -> Option<usize> {
         }
     }
     let first = (0..n).find(|&i| !removed[i])?;
+    // One predecessor left for each node left.
+    let mut pred = vec![usize::MAX; n];
+    for (i, out) in adj.iter().enumerate().filter(|(i, _)| !removed[*i]) {
+        for &j in out {
+            pred[j] = i;
+        }
+    }
     let mut seen = vec![false; n];
     let mut i = first;
     while !seen[i] {
         seen[i] = true;
-        i = *adj[i]
-            .iter()
-            .find(|&&j| !removed[j])
-            .expect("a node left by Kahn's algorithm has a successor left");
+        i = pred[i];
     }
     Some(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_cycle;
+
+    #[test]
+    fn cycles_are_found_from_anywhere_downstream() {
+        assert_eq!(find_cycle(&[vec![1], vec![2], vec![]]), None);
+        // A two-node cycle feeding a dead end, the dead end listed first: the walk
+        // must not start forward from it.
+        let on = find_cycle(&[vec![], vec![2, 0], vec![1]]).expect("a cycle");
+        assert!(on == 1 || on == 2, "{on}");
+        assert_eq!(find_cycle(&[vec![0]]), Some(0), "a loop");
+        let long = find_cycle(&[vec![1], vec![2], vec![3], vec![1, 4], vec![]]).unwrap();
+        assert!((1..=3).contains(&long), "{long}");
+    }
 }

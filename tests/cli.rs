@@ -679,3 +679,40 @@ fn stats_plot_writes_svg_and_png_charts() {
     assert!(out.join("5x3/shares.png").exists());
     assert!(fails(&["stats", "--dir", d, "--plot", "/proc/no/such"]).contains("/proc/no/such"));
 }
+
+/// Arguments no command can act on are refused up front, the same way by every
+/// command that takes them: never a panic, never a game that starts and ends at once.
+#[test]
+fn hostile_arguments_are_refused_before_any_work() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path().to_str().unwrap();
+    let ckpt = format!("{d}/ckpt");
+    for minutes in ["inf", "1e300", "nan"] {
+        for cmd in [
+            vec!["prove", "3x3", "--checkpoint", &ckpt, "--dir", d],
+            vec!["generate", "--max-stones", "2", "--dir", d],
+        ] {
+            let mut args = cmd.clone();
+            args.extend(["--checkpoint-minutes", minutes]);
+            let err = fails(&args);
+            assert!(err.contains("give a finite number of minutes"), "{err}");
+        }
+    }
+    assert!(
+        !std::path::Path::new(&format!("{d}/3x3")).exists(),
+        "nothing built"
+    );
+    // A counter above the limit: the game refuses it as probe does.
+    let out = fanotb()
+        .args(["game", "9/9/B8/9/3WW3B w", "--no-capture-limit", "60"])
+        .args(["--counter", "61", "--dir", d])
+        .write_stdin("quit\n")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("counter 61 is above the no-capture limit 60"),
+        "{err}"
+    );
+}

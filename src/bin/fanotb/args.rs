@@ -25,6 +25,15 @@ pub fn parse_limit(s: &str) -> std::result::Result<Limit, String> {
     Limit::new(n).map_err(|e| e.to_string())
 }
 
+/// Parses a number of minutes (0 or more, finite, fractions allowed) into a duration.
+pub fn parse_minutes(s: &str) -> std::result::Result<std::time::Duration, String> {
+    let minutes: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of minutes"))?;
+    std::time::Duration::try_from_secs_f64(minutes * 60.0)
+        .map_err(|_| format!("{s} minutes: give a finite number of minutes, 0 or more"))
+}
+
 /// The game's rules for a question: a no-capture limit and the counter, or none.
 #[derive(Args)]
 pub struct RulesArgs {

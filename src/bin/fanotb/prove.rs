@@ -49,8 +49,8 @@ pub struct ProveArgs {
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
     /// Minutes between checkpoints. Example: 30.
-    #[arg(long, default_value_t = 10.0)]
-    pub checkpoint_minutes: f64,
+    #[arg(long, default_value = "10", value_parser = crate::args::parse_minutes)]
+    pub checkpoint_minutes: std::time::Duration,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -216,10 +216,9 @@ pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
     opts.max_table_stones = a.max_table_stones;
     opts.threads = a.threads;
     opts.limits = Limits::new(a.max_nodes.unwrap_or(u64::MAX), a.max_entries);
-    opts.checkpoint = a.checkpoint.map(|prefix| {
-        let every = std::time::Duration::from_secs_f64(a.checkpoint_minutes.max(0.0) * 60.0);
-        CheckpointPlan::new(prefix, every)
-    });
+    opts.checkpoint = a
+        .checkpoint
+        .map(|prefix| CheckpointPlan::new(prefix, a.checkpoint_minutes));
     opts.table_observer = table_observer(json);
     let display = SearchDisplay::new(json);
     let proved = prove(

@@ -203,7 +203,7 @@ impl fmt::Display for SolveReport {
 }
 
 pub fn solve_command(a: SolveArgs, json: bool) -> Result<SolveReport> {
-    let opts = a.build.options(json)?;
+    let opts = a.build.options(json);
     let targets: Vec<Position> = if a.all_small {
         SMALL_BOARDS
             .iter()

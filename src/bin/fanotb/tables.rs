@@ -61,8 +61,8 @@ pub struct BuildArgs {
     /// an interrupted build resumes inside it (0: after the first stage and at every
     /// depth level; the interval stretches so that saving costs at most a tenth of
     /// the build). Example: 30.
-    #[arg(long, default_value_t = 5.0)]
-    pub checkpoint_minutes: f64,
+    #[arg(long, default_value = "5", value_parser = crate::args::parse_minutes)]
+    pub checkpoint_minutes: std::time::Duration,
     /// Build even when the largest pair's estimated memory exceeds the memory
     /// available.
     #[arg(long)]
@@ -70,20 +70,13 @@ pub struct BuildArgs {
 }
 
 impl BuildArgs {
-    pub fn options(&self, json: bool) -> Result<Options> {
-        let every = std::time::Duration::try_from_secs_f64(self.checkpoint_minutes * 60.0)
-            .map_err(|_| {
-                format!(
-                    "--checkpoint-minutes {}: not a duration",
-                    self.checkpoint_minutes
-                )
-            })?;
+    pub fn options(&self, json: bool) -> Options {
         let mut opts = Options::default();
         opts.threads = self.threads;
         opts.observer = table_observer(json);
         opts.force = self.force;
-        opts.checkpoint_every = Some(every);
-        Ok(opts)
+        opts.checkpoint_every = Some(self.checkpoint_minutes);
+        opts
     }
 }
 
@@ -96,7 +89,7 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
         Some(n) => Signature::all_up_to(n),
         None => a.signature,
     };
-    let mut opts = a.build.options(json)?;
+    let mut opts = a.build.options(json);
     opts.limit = a.no_capture_limit;
     #[cfg(feature = "mpi")]
     if a.distributed {
