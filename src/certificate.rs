@@ -19,6 +19,12 @@ const ZSTD_LEVEL: i32 = 19;
 /// The largest payload a reader decompresses (a guard against crafted sizes; the
 /// payload is decompressed as a stream, so memory follows the real size).
 const MAX_PAYLOAD: u64 = 1 << 32;
+/// The largest file a reader takes (the payload cap, compressed at least 1:1).
+const MAX_FILE: u64 = MAX_PAYLOAD + 44;
+/// How much larger than its compressed form a payload may claim to be: honest
+/// payloads (positions and moves, compressed at zstd level 19) stay below 8:1, so a
+/// reader's memory follows the file's size, not a crafted length.
+const MAX_RATIO: u64 = 64;
 
 /// What a proof establishes for its side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,10 +203,27 @@ impl Certificate {
     /// field is well formed (positions on the board, stones not overlapping). Whether
     /// the proof holds is `check`'s business.
     pub fn read(path: &Path) -> Result<Certificate, CertificateError> {
-        let bytes = std::fs::read(path).map_err(|source| CertificateError::Io {
+        let io = |source| CertificateError::Io {
             path: path.into(),
             source,
-        })?;
+        };
+        let damaged = |what: &str| CertificateError::Damaged {
+            path: path.into(),
+            what: what.into(),
+        };
+        // A device or a FIFO would be read without end: regular files only, of a
+        // size a certificate can have.
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if !meta.is_file() {
+            return Err(damaged("not a regular file"));
+        }
+        if meta.len() > MAX_FILE {
+            return Err(damaged("larger than any certificate this reader takes"));
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_FILE + 1).read_to_end(&mut bytes))
+            .map_err(io)?;
         Certificate::from_bytes(path, &bytes)
     }
 
@@ -240,7 +263,7 @@ impl Certificate {
             Unsealed::Checksum => damaged("checksum mismatch"),
             _ => damaged("end marker"),
         })?;
-        if raw_len > MAX_PAYLOAD {
+        if raw_len > MAX_PAYLOAD || raw_len > MAX_RATIO * packed_len + 4096 {
             return Err(damaged("payload size beyond any proof this reader takes"));
         }
         let mut payload = Vec::new();
@@ -275,7 +298,16 @@ impl PayloadFields for Reader<'_> {
         if (white | black) & !board.all() != 0 {
             return Err("a position with stones off the board".into());
         }
-        Position::new(board, white, black, turn).map_err(|e| e.to_string())
+        let pos = Position::new(board, white, black, turn).map_err(|e| e.to_string())?;
+        // A proof is about positions of a game still going: a side without stones
+        // has lost already.
+        if let Some(side) = pos.side_without_stones() {
+            return Err(format!(
+                "{pos} is not a game position: {} has no stones",
+                side.name()
+            ));
+        }
+        Ok(pos)
     }
 }
 
@@ -298,7 +330,11 @@ fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
         if us == 0 || them == 0 || (us + them) as usize > board.points() {
             return Err(format!("table signature {us}v{them}"));
         }
-        tables.push((Signature::new(us, them), r.u64()?));
+        let sig = Signature::new(us, them);
+        if tables.iter().any(|(t, _)| *t == sig) {
+            return Err(format!("table {sig} named twice"));
+        }
+        tables.push((sig, r.u64()?));
     }
     let n_parts = r.u8()?;
     let mut parts = Vec::new();

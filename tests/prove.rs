@@ -435,3 +435,49 @@ fn an_interrupted_search_resumes_from_its_checkpoint() {
     resumed.certificate.write(&file).unwrap();
     check(&file, dir.path()).unwrap();
 }
+
+/// Hostile certificates that cost nothing to refuse: a device read without end, a
+/// compressed payload that would inflate far beyond the file, a table named twice,
+/// and roots or positions that are not game positions (a side without stones).
+#[test]
+fn hostile_certificates_are_refused_cheaply() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::get(3, 3).unwrap();
+    let (_, cert) = prove_and_check(dir.path(), &Position::start(board), 4);
+
+    let e = check(Path::new("/dev/zero"), dir.path())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a regular file"), "{e}");
+
+    // 16 MiB of zeros compress to a few hundred bytes: refused by the ratio, before
+    // anything is decompressed.
+    let zeros = vec![0u8; 16 << 20];
+    let packed = zstd::bulk::compress(&zeros, 19).unwrap();
+    let mut b = b"FNPROOF\n".to_vec();
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&(zeros.len() as u64).to_le_bytes());
+    b.extend_from_slice(&(packed.len() as u64).to_le_bytes());
+    b.extend_from_slice(&packed);
+    let sum = xxhash_rust::xxh3::xxh3_64(&b);
+    b.extend_from_slice(&sum.to_le_bytes());
+    b.extend_from_slice(b"FNPREND\n");
+    let file = dir.path().join("bomb.fnproof");
+    std::fs::write(&file, &b).unwrap();
+    let e = check(&file, dir.path()).unwrap_err().to_string();
+    assert!(e.contains("payload size beyond"), "{e}");
+
+    let mut twice = cert.clone();
+    twice.tables.push(twice.tables[0]);
+    assert!(rejected(dir.path(), &twice).contains("named twice"));
+
+    for root in ["WWW/WWW/WWW w", "3/3/3 w", "3/1W1/3 b"] {
+        let mut bad = cert.clone();
+        bad.root = root.parse().unwrap();
+        let e = rejected(dir.path(), &bad);
+        assert!(e.contains("not a game position"), "{root}: {e}");
+    }
+    let mut bad = cert.clone();
+    bad.parts[0].entries[0].position = "3/1B1/3 w".parse().unwrap();
+    assert!(rejected(dir.path(), &bad).contains("not a game position"));
+}
