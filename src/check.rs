@@ -16,11 +16,41 @@ use crate::index::Signature;
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, ValueTables};
 use crate::value::Wdl;
+use crate::verify::verify_table;
+
+/// What to check beyond the certificate itself.
+#[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
+pub struct CheckOptions {
+    /// Re-derive every entry of every table the certificate names from its
+    /// successors (as `verify` does), so that the check rests on the rules alone and
+    /// not on the tables' contents.
+    pub verify_tables: bool,
+}
 
 /// Why a certificate was not accepted.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum CheckError {
+    /// `--verify-tables`: a named table's entries do not follow from its successors.
+    #[error("table {sig} is not what the rules give: {mismatches} entries differ ({example})")]
+    TableWrong {
+        /// The table.
+        sig: Signature,
+        /// Entries that differ from their re-derived values.
+        mismatches: u64,
+        /// The first difference.
+        example: String,
+    },
+    /// `--verify-tables`: re-deriving a named table needs a table the certificate
+    /// does not name.
+    #[error("table {sig} cannot be re-derived from the named tables: it reads {missing}")]
+    Unverifiable {
+        /// The named table.
+        sig: Signature,
+        /// The table it reads that is not named.
+        missing: Signature,
+    },
     /// The certificate file could not be read, or is malformed.
     #[error(transparent)]
     Certificate(#[from] CertificateError),
@@ -81,6 +111,8 @@ pub struct CheckReport {
     pub moves: u64,
     /// Tables the certificate relies on.
     pub tables: usize,
+    /// Whether every entry of those tables was re-derived (`verify_tables`).
+    pub tables_verified: bool,
     /// Wall-clock time of the whole check, in seconds.
     pub seconds: f64,
 }
@@ -105,7 +137,11 @@ fn required(root: &Position, value: Wdl) -> Vec<(u8, u8)> {
 /// Any `CheckError`: an unreadable certificate or table, a table other than the one
 /// named, proofs that do not match the claimed value, or the first position of a
 /// proof that does not hold.
-pub fn check_proof(path: &Path, dir: &Path) -> Result<CheckReport, CheckError> {
+pub fn check_proof(
+    path: &Path,
+    dir: &Path,
+    opts: &CheckOptions,
+) -> Result<CheckReport, CheckError> {
     let start = Instant::now();
     let cert = Certificate::read(path)?;
     let board = cert.root.board();
@@ -147,6 +183,9 @@ pub fn check_proof(path: &Path, dir: &Path) -> Result<CheckReport, CheckError> {
             });
         }
     }
+    if opts.verify_tables {
+        verify_named(dir, board, &sigs)?;
+    }
     let mut positions = 0;
     let mut moves = 0;
     for part in &cert.parts {
@@ -165,8 +204,42 @@ pub fn check_proof(path: &Path, dir: &Path) -> Result<CheckReport, CheckError> {
         positions,
         moves,
         tables: cert.tables.len(),
+        tables_verified: opts.verify_tables,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Re-derives every entry of the tables `sigs`. Re-deriving a table reads its pair's
+/// other member and the tables its captures lead to, so those must be named too:
+/// otherwise a table could agree with one that nothing checked.
+fn verify_named(
+    dir: &Path,
+    board: &'static crate::board::Board,
+    sigs: &[Signature],
+) -> Result<(), CheckError> {
+    for &sig in sigs {
+        let reads = std::iter::once(Signature::new(sig.them, sig.us))
+            .chain((1..sig.them).map(|left| Signature::new(left, sig.us)));
+        if let Some(missing) = reads.into_iter().find(|s| !sigs.contains(s)) {
+            return Err(CheckError::Unverifiable { sig, missing });
+        }
+    }
+    for &sig in sigs {
+        let r = verify_table(dir, board, None, sig)?;
+        if r.mismatches > 0 || r.stats_error.is_some() {
+            return Err(CheckError::TableWrong {
+                sig,
+                mismatches: r.mismatches,
+                example: r
+                    .examples
+                    .first()
+                    .cloned()
+                    .or(r.stats_error)
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Checks one proof; returns the number of moves followed.

@@ -7,11 +7,19 @@ use std::path::{Path, PathBuf};
 
 /// Writes a file whole or not at all: `write` fills `PATH.tmp`, which is fsynced and
 /// renamed over `path`, and the rename is made durable; on any error the temporary
-/// file is removed, so a full disk leaves nothing behind.
+/// file is removed, so a full disk leaves nothing behind. Only a regular file (or
+/// nothing) is replaced: a device, a FIFO, a directory or a symbolic link at `path`
+/// is not the writer's, and is refused untouched.
 pub(crate) fn replace_file(
     path: &Path,
     write: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    if fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "exists and is not a regular file: not replaced",
+        ));
+    }
     let tmp = tmp_path(path);
     let result = File::create(&tmp).and_then(|mut f| {
         write(&mut f)?;
@@ -122,6 +130,21 @@ impl DirLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_regular_file_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        fs::write(&target, "mine").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = replace_file(&link, |f| f.write_all(b"new")).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read_to_string(&target).unwrap(), "mine");
+        assert!(replace_file(dir.path(), |f| f.write_all(b"new")).is_err());
+        replace_file(&target, |f| f.write_all(b"new")).unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "new");
+    }
 
     #[test]
     fn a_failed_write_leaves_neither_the_file_nor_its_temporary() {

@@ -115,7 +115,7 @@
 //! search with table leaves, and writes the proof as a [`Certificate`] that
 //! [`check_proof`] verifies from the rules and the tables alone (`docs/PROOF.md`).
 //! ```
-//! use fanotb::{Board, Limits, Position, ProveOptions, Wdl, check_proof, prove};
+//! use fanotb::{Board, CheckOptions, Limits, Position, ProveOptions, Wdl, check_proof, prove};
 //! let dir = tempfile::tempdir()?;
 //! let mut opts = ProveOptions::default();
 //! opts.max_table_stones = 4;
@@ -124,8 +124,12 @@
 //! assert_eq!(proved.certificate.value, Wdl::Win); // White wins the 3x3 start
 //! let file = dir.path().join("3x3.fnproof");
 //! proved.certificate.write(&file)?;
-//! let checked = check_proof(&file, dir.path())?;
+//! let checked = check_proof(&file, dir.path(), &CheckOptions::default())?;
 //! assert_eq!((checked.value, checked.positions), (Wdl::Win, 6));
+//! // The same, with every entry of the tables it names re-derived from the rules:
+//! let mut strict = CheckOptions::default();
+//! strict.verify_tables = true;
+//! assert!(check_proof(&file, dir.path(), &strict)?.tables_verified);
 //! # let _ = Limits::default();
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -184,7 +188,7 @@ pub mod ffi;
 
 pub use board::{Board, BoardError};
 pub use certificate::{Certificate, CertificateError, Claim, Entry, Part};
-pub use check::{CheckError, CheckReport, check_proof};
+pub use check::{CheckError, CheckOptions, CheckReport, check_proof};
 pub use depths::DepthHistogram;
 pub use durable::LockError;
 pub use index::{Signature, SignatureError};

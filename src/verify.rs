@@ -152,7 +152,7 @@ fn describe_mismatch(
 }
 
 /// Re-derives every entry of one table from its successors.
-fn verify_table(
+pub(crate) fn verify_table(
     dir: &Path,
     board: &'static Board,
     limit: Option<Limit>,

@@ -716,3 +716,40 @@ fn hostile_arguments_are_refused_before_any_work() {
         "{err}"
     );
 }
+
+/// `prove --out` never replaces what is not a regular file: a symbolic link, a FIFO
+/// or a device given as the output is refused untouched, before any search.
+#[test]
+fn prove_never_replaces_what_is_not_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let mine = dir.path().join("mine.txt");
+    std::fs::write(&mine, "mine").unwrap();
+    let link = dir.path().join("link.fnproof");
+    std::os::unix::fs::symlink(&mine, &link).unwrap();
+    let fifo = dir.path().join("fifo.fnproof");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for out in [link.to_str().unwrap(), fifo.to_str().unwrap(), "/dev/null"] {
+        let err = fails(&[
+            "prove",
+            "3x3",
+            "--max-table-stones",
+            "4",
+            "--out",
+            out,
+            "--dir",
+            d,
+        ]);
+        assert!(err.contains("is not a regular file: not replaced"), "{err}");
+    }
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(!fifo.symlink_metadata().unwrap().file_type().is_file());
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "mine");
+    assert!(!dir.path().join("3x3").exists(), "no table was built");
+}

@@ -12,7 +12,12 @@ use fanotb::internals::ValueTables;
 use fanotb::internals::needed_tables;
 use fanotb::{Board, Color, Position};
 use fanotb::{Certificate, Entry, Part};
-use fanotb::{CheckError, check_proof as check};
+use fanotb::{CheckError, CheckOptions, CheckReport};
+
+/// `check-proof` as by default: the certificate against the tables by checksum.
+fn check(file: &Path, dir: &Path) -> Result<CheckReport, CheckError> {
+    fanotb::check_proof(file, dir, &CheckOptions::default())
+}
 use fanotb::{Claim, Limits, ProveOptions, Proved, prove};
 use fanotb::{Options, generate};
 
@@ -480,4 +485,58 @@ fn hostile_certificates_are_refused_cheaply() {
     let mut bad = cert.clone();
     bad.parts[0].entries[0].position = "3/1B1/3 w".parse().unwrap();
     assert!(rejected(dir.path(), &bad).contains("not a game position"));
+}
+
+/// A table altered with its checksums recomputed, and a certificate naming the
+/// altered file: the default check trusts the table's contents, `verify_tables`
+/// re-derives them and refuses it; a certificate naming too few tables to re-derive
+/// them is refused too.
+#[test]
+fn verify_tables_catches_a_table_altered_with_recomputed_checksums() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::get(3, 3).unwrap();
+    let (_, mut cert) = prove_and_check(dir.path(), &Position::start(board), 4);
+    let strict = {
+        let mut o = CheckOptions::default();
+        o.verify_tables = true;
+        o
+    };
+    let file = dir.path().join("proof.fnproof");
+    cert.write(&file).unwrap();
+    let r = fanotb::check_proof(&file, dir.path(), &strict).unwrap();
+    assert!(r.tables_verified);
+
+    let sig: fanotb::Signature = "2v1".parse().unwrap();
+    let path = fanotb::internals::table_path(dir.path(), board, None, sig);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let pos = Position::from_sides(board, 0b11, 1 << 8, Color::White);
+    let truth = common::plain(&tb, &pos).unwrap();
+    drop(tb);
+    let wrong = if truth == fanotb::Outcome::Draw {
+        fanotb::Outcome::Win(1)
+    } else {
+        fanotb::Outcome::Draw
+    };
+    let idx = fanotb::internals::Indexer::new(board, sig);
+    fanotb::internals::set_entry(&path, board, sig, idx.index(0b11, 1 << 8), wrong).unwrap();
+    let sum = fanotb::internals::TableFile::open(&path, board, None, sig)
+        .unwrap()
+        .file_checksum();
+    for t in cert.tables.iter_mut().filter(|t| t.0 == sig) {
+        t.1 = sum;
+    }
+    cert.write(&file).unwrap();
+    // Found in the altered table or in its pair's other member, whose entries the
+    // altered ones no longer support (the tables are checked in signature order).
+    let e = fanotb::check_proof(&file, dir.path(), &strict).unwrap_err();
+    let pair = [sig, Signature::new(sig.them, sig.us)];
+    assert!(
+        matches!(e, CheckError::TableWrong { sig: s, mismatches, .. } if pair.contains(&s) && mismatches >= 1),
+        "{e}"
+    );
+
+    cert.tables.retain(|t| t.0 != "1v1".parse().unwrap());
+    cert.write(&file).unwrap();
+    let e = fanotb::check_proof(&file, dir.path(), &strict).unwrap_err();
+    assert!(e.to_string().contains("reads 1v1"), "{e}");
 }

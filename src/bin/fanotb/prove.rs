@@ -7,7 +7,8 @@ use clap::Args;
 use serde::Serialize;
 
 use fanotb::{
-    CheckpointPlan, Claim, Color, Limits, ProveOptions, Proved, check_proof, peak_rss, prove,
+    CheckOptions, CheckpointPlan, Claim, Color, Limits, ProveOptions, Proved, check_proof,
+    peak_rss, prove,
 };
 
 use crate::args::{Result, TablesArg, board_position};
@@ -212,6 +213,14 @@ pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
             d.join(format!("{}-{name}.fnproof", pos.board().size_name()))
         }
     };
+    // Refused before the search, as the writer would refuse it after.
+    if std::fs::symlink_metadata(&out).is_ok_and(|m| !m.file_type().is_file()) {
+        return Err(format!(
+            "{}: exists and is not a regular file: not replaced (give another --out)",
+            out.display()
+        )
+        .into());
+    }
     let mut opts = ProveOptions::default();
     opts.max_table_stones = a.max_table_stones;
     opts.threads = a.threads;
@@ -242,6 +251,10 @@ pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
 pub struct CheckProofArgs {
     /// The certificate. Example: tables/proofs/5x5-start.fnproof.
     pub file: PathBuf,
+    /// Also re-derive every entry of every table the certificate names from its
+    /// successors (as `verify` does), so that the check rests on the rules alone.
+    #[arg(long)]
+    pub verify_tables: bool,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -255,6 +268,8 @@ pub struct CheckReport {
     value: &'static str,
     max_table_stones: u8,
     tables: usize,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    tables_verified: bool,
     proofs: Vec<ProofLine>,
     positions: u64,
     moves: u64,
@@ -267,13 +282,18 @@ impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} {}: {} for {} to move (table leaves up to {} stones, {} tables matched by checksum)",
+            "{} {}: {} for {} to move (table leaves up to {} stones, {} tables matched by checksum{})",
             self.board,
             self.position,
             self.value,
             self.turn.name(),
             self.max_table_stones,
-            self.tables
+            self.tables,
+            if self.tables_verified {
+                ", every entry re-derived"
+            } else {
+                ""
+            }
         )?;
         for p in &self.proofs {
             writeln!(f, "{p}")?;
@@ -287,7 +307,9 @@ impl fmt::Display for CheckReport {
 }
 
 pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckReport> {
-    let r = check_proof(&a.file, &a.tables.dir)?;
+    let mut opts = CheckOptions::default();
+    opts.verify_tables = a.verify_tables;
+    let r = check_proof(&a.file, &a.tables.dir, &opts)?;
     Ok(CheckReport {
         certificate: a.file.display().to_string(),
         ok: true,
@@ -296,6 +318,7 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckReport> {
         value: r.value.name(),
         max_table_stones: r.max_table_stones,
         tables: r.tables,
+        tables_verified: r.tables_verified,
         proofs: r
             .parts
             .iter()
