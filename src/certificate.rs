@@ -353,8 +353,19 @@ fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
             ));
         }
         let mut entries = Vec::with_capacity(n as usize);
+        let mut last = None;
         for _ in 0..n {
             let position = r.position(board)?;
+            // Sorted by (White's stones with the side to move in bit 63, Black's),
+            // each once: a checker reads them in one pass.
+            let key = (
+                position.white() | u64::from(position.turn() == Color::Black) << 63,
+                position.black(),
+            );
+            if last.is_some_and(|l| l >= key) {
+                return Err(format!("{position}: out of order, or listed twice"));
+            }
+            last = Some(key);
             let len = r.u8()? as usize;
             let mv = if len == 0 {
                 None

@@ -316,6 +316,15 @@ fn check_part(cert: &Certificate, part: &Part, tables: &ValueTables) -> Result<u
                 let mv = p
                     .parse_move(text)
                     .map_err(|err| invalid(p, err.to_string()))?;
+                let canonical = mv.notation(p.board());
+                if canonical != text {
+                    return Err(invalid(
+                        p,
+                        format!(
+                            "move {text:?} is not written as the notation gives it, {canonical:?}"
+                        ),
+                    ));
+                }
                 let to = p.apply(&mv);
                 out.extend(follow(p, to).map_err(|r| invalid(p, format!("{text} {r}")))?);
                 Ok((out, 1))

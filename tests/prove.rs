@@ -380,6 +380,15 @@ fn closure(tb: &Tablebase, root: &Position, k: usize, cycle: &[Position]) -> Vec
             }
         }
     }
+    // In the order docs/PROOF.md gives: White's stones with the side to move in bit
+    // 63, then Black's.
+    out.sort_by_key(|e| {
+        let p = &e.position;
+        (
+            p.white() | u64::from(p.turn() == Color::Black) << 63,
+            p.black(),
+        )
+    });
     out
 }
 
@@ -485,6 +494,20 @@ fn hostile_certificates_are_refused_cheaply() {
     let mut bad = cert.clone();
     bad.parts[0].entries[0].position = "3/1B1/3 w".parse().unwrap();
     assert!(rejected(dir.path(), &bad).contains("not a game position"));
+
+    // As strict as docs/PROOF.md: positions in its order, moves exactly as the
+    // notation writes them.
+    let mut bad = cert.clone();
+    bad.parts[0].entries.swap(0, 1);
+    assert!(rejected(dir.path(), &bad).contains("out of order"));
+    let mut bad = cert.clone();
+    let e = bad.parts[0]
+        .entries
+        .iter_mut()
+        .find(|e| e.mv.is_some())
+        .unwrap();
+    e.mv = Some(format!(" {} ", e.mv.as_deref().unwrap()));
+    assert!(rejected(dir.path(), &bad).contains("not written as the notation gives it"));
 }
 
 /// A table altered with its checksums recomputed, and a certificate naming the
