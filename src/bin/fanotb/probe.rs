@@ -205,9 +205,7 @@ impl fmt::Display for ProbeReport {
 }
 
 pub fn probe(a: ProbeArgs) -> Result<ProbeReport> {
-    let rules = a.rules.rules()?;
-    let (pos, tb) = open(&a.position, &a.tables)?;
-    probe_report(&pos, &tb, rules)
+    answer(&a.position, &a.rules, &a.tables, probe_report)
 }
 
 /// The value, every move's value and the best moves.
@@ -377,9 +375,7 @@ impl fmt::Display for LineReport {
 }
 
 pub fn line(a: LineArgs) -> Result<LineReport> {
-    let rules = a.rules.rules()?;
-    let (pos, tb) = open(&a.position, &a.tables)?;
-    line_report(&pos, &tb, rules)
+    answer(&a.position, &a.rules, &a.tables, line_report)
 }
 
 /// The principal line (under a limit, the line that keeps the result, with the
@@ -408,10 +404,14 @@ pub fn line_report(pos: &Position, tb: &Tablebase, rules: Rules) -> Result<LineR
     })
 }
 
-/// Parses a position and opens the tables.
-fn open(position: &str, tables: &TablesArg) -> Result<(Position, Tablebase)> {
-    Ok((
-        Position::parse_arg(position)?,
-        Tablebase::open(&tables.dir)?,
-    ))
+/// Checks the rules, parses the position, opens the tables, and makes `report`.
+fn answer<R>(
+    position: &str,
+    rules: &RulesArgs,
+    tables: &TablesArg,
+    report: fn(&Position, &Tablebase, Rules) -> Result<R>,
+) -> Result<R> {
+    let rules = rules.rules()?;
+    let pos = Position::parse_arg(position)?;
+    report(&pos, &Tablebase::open(&tables.dir)?, rules)
 }

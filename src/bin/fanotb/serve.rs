@@ -18,7 +18,9 @@ use serde::Deserialize;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
-use fanotb::{Board, Limit, Position, ProbeError, Rules, Signature, TableError, Tablebase};
+use fanotb::{
+    Board, Limit, Position, ProbeError, Rules, RulesError, Signature, TableError, Tablebase,
+};
 
 use crate::args::{Result, TablesArg, message};
 use crate::charts::{self, Chart};
@@ -180,7 +182,12 @@ impl PositionQuery {
             return Err(format!("position text longer than {MAX_POSITION_TEXT} bytes").into());
         }
         let pos = Position::parse_arg(&q.position)?;
-        Ok((pos, Rules::from_request(q.limit, q.counter)?))
+        let rules = Rules::from_request(q.limit, q.counter).map_err(|e| match e {
+            // Said in the terms of the query string.
+            RulesError::CounterWithoutLimit => "counter needs a limit (&limit=N)".to_string(),
+            e => e.to_string(),
+        })?;
+        Ok((pos, rules))
     }
 }
 
