@@ -135,8 +135,8 @@
 //! ```
 //!
 //! # From C
-//! The C ABI (`src/fanotb.h`, the `ffi` module) makes the same calls; its functions
-//! are callable from Rust too:
+//! The C ABI (`src/fanotb.h`, documented in `docs/C-API.md`; the `ffi` module) makes
+//! the same calls; its functions are callable from Rust too:
 //! ```
 //! # use fanotb::{Board, Options, Signature, generate};
 //! use std::ffi::CString;

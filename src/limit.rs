@@ -76,6 +76,16 @@ pub enum Limited {
 impl Limited {
     /// The value for the side to move when `counter` plies have passed since the
     /// last capture (at most the limit: at the limit the game is over).
+    ///
+    /// ```
+    /// use fanotb::{Limit, Limited, Wdl};
+    /// let n = Limit::new(10)?;
+    /// assert_eq!(Limited::Win(3).at(n, 7), Wdl::Win);   // 7 + 3 <= 10
+    /// assert_eq!(Limited::Win(3).at(n, 8), Wdl::Draw);  // the limit comes first
+    /// assert_eq!(Limited::Loss(0).at(n, 10), Wdl::Loss, "a stuck side loses at any counter");
+    /// assert_eq!(Limited::CursedWin.at(n, 0), Wdl::Draw);
+    /// # Ok::<(), fanotb::LimitError>(())
+    /// ```
     pub fn at(self, limit: Limit, counter: u32) -> Wdl {
         let within = |t: u32| counter.saturating_add(t) <= limit.plies();
         match self {

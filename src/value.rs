@@ -90,6 +90,15 @@ impl Outcome {
     /// successors' outcomes (each for its own side to move, the opponent). A win by
     /// the fastest successor loss, else a draw, else a loss by the slowest successor
     /// win; with no successor, a loss in 0.
+    ///
+    /// ```
+    /// use fanotb::Outcome::{Draw, Loss, Win};
+    /// use fanotb::Outcome;
+    /// assert_eq!(Outcome::from_successors([Win(3), Loss(4), Loss(2), Draw]), Win(3));
+    /// assert_eq!(Outcome::from_successors([Win(3), Draw]), Draw);
+    /// assert_eq!(Outcome::from_successors([Win(3), Win(7)]), Loss(8), "the slowest loss");
+    /// assert_eq!(Outcome::from_successors([]), Loss(0), "no move: lost");
+    /// ```
     pub fn from_successors(successors: impl IntoIterator<Item = Outcome>) -> Outcome {
         successors
             .into_iter()
