@@ -176,6 +176,7 @@ mod movegen;
 mod position;
 mod probe;
 mod proof;
+mod query;
 mod retro;
 mod rules;
 mod solve;
@@ -200,6 +201,7 @@ pub use proof::{
     CheckpointError, CheckpointPlan, Limits, ProveError, ProveOptions, Proved, SearchOutcome,
     SearchProgress, prove,
 };
+pub use query::{ChartQuery, MAX_POSITION_TEXT, PositionQuery, QueryError};
 pub use retro::{BuildPlan, GenerateError, Observer, Options, TableReport, generate, plan_build};
 #[cfg(feature = "mpi")]
 pub use retro::{PairTraffic, TableSharing, generate_distributed};

@@ -221,6 +221,21 @@ impl Tablebase {
         crate::table::set_cache_bytes(bytes);
     }
 
+    /// Sets how many bytes of decompressed blocks all threads of the process keep
+    /// together (default: no bound beyond each thread's). A server whose threads
+    /// come and go sets it, so that its memory is bounded whatever the load; a
+    /// thread that would go over keeps fewer blocks, or none.
+    pub fn set_cache_total(bytes: usize) {
+        crate::table::set_process_cache_bytes(bytes);
+    }
+
+    /// The bytes of decompressed blocks all threads of the process keep now (at
+    /// most the total set by [`Tablebase::set_cache_total`]; a thread that ends
+    /// gives its blocks back).
+    pub fn cached_bytes() -> usize {
+        crate::table::process_cache_bytes()
+    }
+
     /// The table directory.
     pub fn dir(&self) -> &Path {
         &self.dir

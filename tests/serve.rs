@@ -63,26 +63,6 @@ fn expected(tb: &Tablebase, pos: &Position, rules: Option<(Limit, u32)>) -> Valu
     }
 }
 
-/// A random position of 2 to 4 stones, each side at least one.
-fn random_position(rng: &mut common::Rng, board: &'static Board) -> Position {
-    let stones = 2 + rng.below(3) as usize;
-    let mut points = Vec::new();
-    while points.len() < stones {
-        let p = rng.below(board.points() as u64);
-        if !points.contains(&p) {
-            points.push(p);
-        }
-    }
-    let mine = 1 + rng.below(stones as u64 - 1) as usize;
-    let bits = |ps: &[u64]| ps.iter().fold(0u64, |a, p| a | 1 << p);
-    let turn = if rng.below(2) == 0 {
-        fanotb::Color::White
-    } else {
-        fanotb::Color::Black
-    };
-    Position::from_sides(board, bits(&points[..mine]), bits(&points[mine..]), turn)
-}
-
 /// Tsivy tables up to 4 stones, plain and under the limit 20.
 fn tables() -> (tempfile::TempDir, Limit) {
     let board = Board::tsivy();
@@ -222,7 +202,7 @@ fn eight_clients_get_the_library_answers_and_ctrl_c_stops_cleanly() {
                 let a = agent();
                 let mut rng = common::Rng(0x9e37_79b9_7f4a_7c15 ^ (client + 1));
                 for i in 0..1000 {
-                    let pos = random_position(&mut rng, Board::tsivy());
+                    let pos = common::random_position(&mut rng, Board::tsivy());
                     let rules = (i % 3 == 0).then(|| (limit, rng.below(21) as u32));
                     let path = format!("/api/probe?{}", query(&pos, rules));
                     let (status, got) = server.json(&a, &path);
@@ -246,4 +226,86 @@ fn eight_clients_get_the_library_answers_and_ctrl_c_stops_cleanly() {
     let mut err = String::new();
     std::io::Read::read_to_string(server.child.stderr.as_mut().unwrap(), &mut err).unwrap();
     assert!(err.contains("shutting down"), "{err}");
+}
+
+/// A client that sends half a request and then nothing.
+fn half_sent(server: &Server) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut c = std::net::TcpStream::connect(server.addr()).unwrap();
+    c.write_all(b"GET /api/probe?position=9/9/B8/9/3WW3B%20w HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    c
+}
+
+/// What the server sends before it closes the connection (the read waits up to
+/// `wait` for the close).
+fn until_closed(mut c: std::net::TcpStream, wait: std::time::Duration) -> String {
+    c.set_read_timeout(Some(wait)).unwrap();
+    let mut got = Vec::new();
+    let closed = std::io::Read::read_to_end(&mut c, &mut got);
+    assert!(closed.is_ok(), "still open after {wait:?}: {closed:?}");
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[test]
+fn half_sent_requests_time_out_and_connections_beyond_the_cap_get_503() {
+    let (dir, _) = tables();
+    let server = Server::start_with(
+        dir.path(),
+        &["--header-timeout", "1", "--max-connections", "3"],
+    );
+    let a = agent();
+    // Three clients hold every connection; a fourth is told so and closed.
+    let held: Vec<_> = (0..3).map(|_| half_sent(&server)).collect();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let refused = until_closed(
+        std::net::TcpStream::connect(server.addr()).unwrap(),
+        std::time::Duration::from_secs(5),
+    );
+    assert!(
+        refused.starts_with("HTTP/1.1 503") && refused.contains("too many connections"),
+        "{refused}"
+    );
+    // The header timeout closes the half-sent ones without an answer, freeing
+    // their places.
+    for c in held {
+        until_closed(c, std::time::Duration::from_secs(5));
+    }
+    let (status, got) = server.json(&a, "/api/probe?position=9/9/B8/9/3WW3B%20w");
+    assert_eq!((status, got["depth"].as_u64()), (200, Some(49)));
+}
+
+#[test]
+fn sigterm_stops_the_server_in_bounded_time_whatever_clients_hold() {
+    let (dir, _) = tables();
+    let mut server = Server::start_with(dir.path(), &["--header-timeout", "600", "--timeout", "1"]);
+    let _held = half_sent(&server);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let pid = server.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    // The grace is 1 s: the process is gone well before the client gives up.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = server.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running 30 s after SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(server.child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(
+        err.contains("1 connections open") && err.contains("stopped"),
+        "{err}"
+    );
 }

@@ -1,5 +1,5 @@
-//! Decompressed blocks, per thread, bounded in bytes: probes from many threads
-//! share no lock and no cache line.
+//! Decompressed blocks, per thread, bounded in bytes per thread and for the whole
+//! process: probes from many threads share no lock, only one byte counter.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -20,26 +20,60 @@ struct BlockCache {
     bytes: usize,
 }
 
+impl BlockCache {
+    /// Drops any one block (the cache only bounds memory); false when empty.
+    fn evict_one(&mut self) -> bool {
+        let Some(&victim) = self.blocks.keys().next() else {
+            return false;
+        };
+        let gone = self.blocks.remove(&victim).expect("a key of the map");
+        self.bytes -= gone.len();
+        PROCESS_USED.fetch_sub(gone.len(), Relaxed);
+        true
+    }
+}
+
+impl Drop for BlockCache {
+    /// A thread that ends gives its blocks' bytes back to the process budget.
+    fn drop(&mut self) {
+        PROCESS_USED.fetch_sub(self.bytes, Relaxed);
+    }
+}
+
 thread_local! {
     /// Decompressed blocks, per thread, so that probes from many threads share no
-    /// lock and no cache line. At most `CACHE_BYTES` a thread; when full, any block
-    /// makes room (the cache only bounds memory).
+    /// lock and no cache line.
     static BLOCKS: RefCell<BlockCache> = RefCell::new(BlockCache::default());
 }
 
 /// The bytes of decompressed blocks each thread may keep.
-static CACHE_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_CACHE_BYTES);
+static THREAD_BUDGET: AtomicUsize = AtomicUsize::new(DEFAULT_CACHE_BYTES);
+/// The bytes of decompressed blocks all threads together may keep (a server with
+/// many threads sets it; unbounded by default).
+static PROCESS_BUDGET: AtomicUsize = AtomicUsize::new(usize::MAX);
+/// The bytes of decompressed blocks all threads keep now.
+static PROCESS_USED: AtomicUsize = AtomicUsize::new(0);
 
 /// Sets the bytes of decompressed blocks each thread may keep (0: none).
 pub(crate) fn set_cache_bytes(bytes: usize) {
-    CACHE_BYTES.store(bytes, Relaxed);
+    THREAD_BUDGET.store(bytes, Relaxed);
+}
+
+/// Sets the bytes of decompressed blocks all threads together may keep.
+pub(crate) fn set_process_cache_bytes(bytes: usize) {
+    PROCESS_BUDGET.store(bytes, Relaxed);
+}
+
+/// The bytes of decompressed blocks all threads keep now.
+pub(crate) fn process_cache_bytes() -> usize {
+    PROCESS_USED.load(Relaxed)
 }
 
 /// Numbers table files for the block cache (a closed file's blocks age out).
 pub(super) static NEXT_FILE_ID: AtomicU64 = AtomicU64::new(0);
 
 /// Runs `f` on the block `key`, from this thread's cache, or else `load`ed and then
-/// cached (when full, any block makes room: the cache only bounds memory).
+/// cached if both budgets allow, after making room in this thread's cache.
 pub(super) fn with_cached<R>(
     key: BlockKey,
     load: impl FnOnce() -> Result<Vec<u8>, TableError>,
@@ -52,16 +86,25 @@ pub(super) fn with_cached<R>(
         }
         let blk = load()?;
         let r = f(&blk);
-        let budget = CACHE_BYTES.load(Relaxed);
-        while cache.bytes + blk.len() > budget {
-            let Some(&victim) = cache.blocks.keys().next() else {
-                // The budget is below one block: keep none.
+        let len = blk.len();
+        let (thread_budget, process_budget) =
+            (THREAD_BUDGET.load(Relaxed), PROCESS_BUDGET.load(Relaxed));
+        loop {
+            // The process's bytes are claimed before the block goes in, and given
+            // back if over: threads never keep more than the budget together.
+            if cache.bytes + len <= thread_budget {
+                let before = PROCESS_USED.fetch_add(len, Relaxed);
+                if before.saturating_add(len) <= process_budget {
+                    break;
+                }
+                PROCESS_USED.fetch_sub(len, Relaxed);
+            }
+            if !cache.evict_one() {
+                // The budget left is below one block: keep none.
                 return Ok(r);
-            };
-            let gone = cache.blocks.remove(&victim).expect("a key of the map");
-            cache.bytes -= gone.len();
+            }
         }
-        cache.bytes += blk.len();
+        cache.bytes += len;
         cache.blocks.insert(key, blk);
         Ok(r)
     })

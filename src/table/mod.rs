@@ -17,7 +17,7 @@ use crate::index::{Indexer, Signature};
 use crate::limit::{Limit, Limited};
 use crate::value::Outcome;
 
-pub(crate) use cache::set_cache_bytes;
+pub(crate) use cache::{process_cache_bytes, set_cache_bytes, set_process_cache_bytes};
 pub(crate) use codes::{
     BLESSED, CURSED, code_depth, code_limited, code_outcome, code_wdl, limited_code, outcome_code,
     packed_wdl,

@@ -97,3 +97,24 @@ pub fn check_depths<'a>(
         assert_eq!(tb.depths(board, limit, sig).unwrap(), h, "{sig}");
     }
 }
+
+/// A random position of 2 to 4 stones, each side at least one.
+#[allow(dead_code)] // not every test crate draws positions
+pub fn random_position(rng: &mut Rng, board: &'static Board) -> Position {
+    let stones = 2 + rng.below(3) as usize;
+    let mut points = Vec::new();
+    while points.len() < stones {
+        let p = rng.below(board.points() as u64);
+        if !points.contains(&p) {
+            points.push(p);
+        }
+    }
+    let mine = 1 + rng.below(stones as u64 - 1) as usize;
+    let bits = |ps: &[u64]| ps.iter().fold(0u64, |a, p| a | 1 << p);
+    let turn = if rng.below(2) == 0 {
+        fanotb::Color::White
+    } else {
+        fanotb::Color::Black
+    };
+    Position::from_sides(board, bits(&points[..mine]), bits(&points[mine..]), turn)
+}

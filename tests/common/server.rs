@@ -15,8 +15,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(dir: &Path) -> Server {
+        Server::start_with(dir, &[])
+    }
+
+    /// Started with more `serve` options.
+    pub fn start_with(dir: &Path, options: &[&str]) -> Server {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("fanotb"))
-            .args(["serve", "--bind", "127.0.0.1:0", "--dir"])
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .args(options)
+            .arg("--dir")
             .arg(dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -41,6 +48,11 @@ impl Server {
         let mut r = agent.get(format!("{}{path}", self.base)).call().unwrap();
         let status = r.status().as_u16();
         (status, r.body_mut().read_to_string().unwrap())
+    }
+
+    /// The server's `host:port`.
+    pub fn addr(&self) -> &str {
+        self.base.trim_start_matches("http://")
     }
 
     pub fn json(&self, agent: &ureq::Agent, path: &str) -> (u16, Value) {

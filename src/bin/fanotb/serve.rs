@@ -8,19 +8,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use clap::Args;
-use serde::Deserialize;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
-use fanotb::{
-    Board, Limit, Position, ProbeError, Rules, RulesError, Signature, TableError, Tablebase,
-};
+use fanotb::{ChartQuery, PositionQuery, ProbeError, TableError, Tablebase};
 
 use crate::args::{Result, TablesArg, message};
 use crate::charts::{self, Chart};
@@ -33,33 +34,69 @@ pub struct ServeArgs {
     /// printed). Example: 0.0.0.0:8080 to be reachable from other machines.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub bind: SocketAddr,
-    /// MiB of decompressed table blocks each server thread keeps: random probes
-    /// run fastest when it holds the tables' blocks. Example: 1024.
-    #[arg(long, default_value_t = 64)]
+    /// MiB of decompressed table blocks the whole server keeps, over all its
+    /// threads: random probes run fastest when it holds the tables' blocks.
+    /// Example: 1024.
+    #[arg(long, default_value_t = 256)]
     pub cache_mib: usize,
-    /// Seconds a request may run before it is answered 503. Example: 30.
+    /// Threads that answer requests (and as many more for lines and statistics);
+    /// 0 takes one per core.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Connections held at once; one more is answered 503 and closed. It is also
+    /// kept 64 below the open-file limit (`ulimit -n`). Example: 10000.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections: u64,
+    /// Seconds a client has to send a request's headers, and that an idle
+    /// connection is kept. Example: 5.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout: u64,
+    /// Seconds a request may run before it is answered 503; on Ctrl-C, requests
+    /// in flight get as long to finish. Example: 30.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
     #[command(flatten)]
     pub tables: TablesArg,
 }
 
-/// Longest position text accepted (the largest board's text is under 100 bytes).
-const MAX_POSITION_TEXT: usize = 256;
 /// Largest request body accepted: the API takes none.
 const MAX_BODY: usize = 1024;
+/// Descriptors kept free below the open-file limit: the tables, the listener, and
+/// a connection refused at the cap.
+const SPARE_FILES: u64 = 64;
 
 type Shared = Arc<Tablebase>;
 
-/// Runs the server until Ctrl-C (or SIGTERM), then lets requests in flight finish.
+/// Runs the server until Ctrl-C (or SIGTERM), then lets requests in flight finish
+/// for at most `--timeout` seconds.
 pub fn serve(a: ServeArgs) -> Result<()> {
     let tb = Arc::new(Tablebase::open(&a.tables.dir)?);
-    Tablebase::set_cache_per_thread(a.cache_mib.saturating_mul(1 << 20));
+    let threads = match a.threads {
+        0 => std::thread::available_parallelism().map_or(2, usize::from),
+        n => n,
+    };
+    // Memory is bounded whatever the load: the cache for the process as a whole,
+    // and a fixed number of threads.
+    let cache = a.cache_mib.saturating_mul(1 << 20);
+    Tablebase::set_cache_total(cache);
+    Tablebase::set_cache_per_thread(cache);
+    let max_connections = open_files_limit()
+        .map_or(a.max_connections, |n| {
+            a.max_connections.min(n.saturating_sub(SPARE_FILES))
+        })
+        .max(1);
+    let limits = Limits {
+        connections: max_connections as usize,
+        header: Duration::from_secs(a.header_timeout),
+        grace: Duration::from_secs(a.timeout),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .max_blocking_threads(threads)
         .enable_all()
         .build()?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(a.bind)
+    let result = runtime.block_on(async move {
+        let listener = TcpListener::bind(a.bind)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", a.bind))?;
         let addr = listener.local_addr()?;
@@ -67,12 +104,90 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             "serving {} on http://{addr}/ (Ctrl-C stops)\n",
             a.tables.dir.display()
         ));
-        axum::serve(listener, router(tb, Duration::from_secs(a.timeout)))
-            .with_graceful_shutdown(shutdown())
-            .await?;
-        eprintln!("stopped");
+        run(listener, router(tb, limits.grace), &limits).await;
         Ok(())
-    })
+    });
+    // A line still computing on a blocking thread is not waited for.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    eprintln!("stopped");
+    result
+}
+
+/// What the server holds to: connections at once, the time a client has to send
+/// its headers, and the time requests in flight get at shutdown.
+struct Limits {
+    connections: usize,
+    header: Duration,
+    grace: Duration,
+}
+
+/// Accepts connections until Ctrl-C or SIGTERM, at most `limits.connections` at
+/// once, each served over HTTP/1.1 with a header-read timeout; then waits at most
+/// `limits.grace` for the requests in flight.
+async fn run(listener: TcpListener, app: Router, limits: &Limits) {
+    let permits = Arc::new(Semaphore::new(limits.connections));
+    let graceful = GracefulShutdown::new();
+    let mut stop = std::pin::pin!(shutdown());
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of descriptors or a connection reset before it was
+                    // taken: the listener itself is fine, so try again shortly.
+                    eprintln!("accept: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            refuse(stream);
+            continue;
+        };
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(limits.header);
+        let conn =
+            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            // A client that goes away or sends garbage ends its connection only.
+            let _ = conn.await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    let open = limits.connections - permits.available_permits();
+    eprintln!("shutting down: finishing the requests in flight ({open} connections open)");
+    if tokio::time::timeout(limits.grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "closing the connections still open after {} s",
+            limits.grace.as_secs()
+        );
+    }
+}
+
+/// A connection over the cap: a 503 if the socket takes it at once, then closed.
+fn refuse(stream: TcpStream) {
+    let body = r#"{"ok":false,"error":"too many connections, try again"}"#;
+    let busy = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.try_write(busy.as_bytes());
+}
+
+/// The soft limit on open files of this process (Linux, from /proc).
+fn open_files_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
 }
 
 /// The routes: the API under `/api`, the web page and its assets at the root.
@@ -118,7 +233,6 @@ async fn shutdown() {
         () = ctrl_c => {},
         () = term => {},
     }
-    eprintln!("shutting down: finishing the requests in flight");
 }
 
 /// The web page's files, embedded at build time so the page works offline.
@@ -167,47 +281,28 @@ fn bad_request(msg: impl Into<String>) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, msg.into())
 }
 
-/// `?position=TEXT[&limit=N[&counter=C]]`.
-#[derive(Deserialize)]
-struct PositionQuery {
-    position: String,
-    limit: Option<u64>,
-    counter: Option<u32>,
-}
-
-impl PositionQuery {
-    fn parse(q: std::result::Result<Query<Self>, QueryRejection>) -> Result<(Position, Rules)> {
-        let Query(q) = q.map_err(|e| e.body_text())?;
-        if q.position.len() > MAX_POSITION_TEXT {
-            return Err(format!("position text longer than {MAX_POSITION_TEXT} bytes").into());
-        }
-        let pos = Position::parse_arg(&q.position)?;
-        let rules = Rules::from_request(q.limit, q.counter).map_err(|e| match e {
-            // Said in the terms of the query string.
-            RulesError::CounterWithoutLimit => "counter needs a limit (&limit=N)".to_string(),
-            e => e.to_string(),
-        })?;
-        Ok((pos, rules))
-    }
+/// The position and rules of `?position=TEXT[&limit=N[&counter=C]]`.
+fn position_query(q: Option<String>) -> std::result::Result<PositionQuery, ApiError> {
+    PositionQuery::parse(q.as_deref().unwrap_or("")).map_err(|e| bad_request(e.to_string()))
 }
 
 type Answer<T> = std::result::Result<axum::Json<T>, ApiError>;
 
 async fn probe_handler(
     State(tb): State<Shared>,
-    q: std::result::Result<Query<PositionQuery>, QueryRejection>,
+    RawQuery(q): RawQuery,
 ) -> Answer<probe::ProbeReport> {
-    let (pos, rules) = PositionQuery::parse(q).map_err(|e| bad_request(e.to_string()))?;
-    Ok(axum::Json(probe::probe_report(&pos, &tb, rules)?))
+    let q = position_query(q)?;
+    Ok(axum::Json(probe::probe_report(&q.position, &tb, q.rules)?))
 }
 
 async fn line_handler(
     State(tb): State<Shared>,
-    q: std::result::Result<Query<PositionQuery>, QueryRejection>,
+    RawQuery(q): RawQuery,
 ) -> Answer<probe::LineReport> {
-    let (pos, rules) = PositionQuery::parse(q).map_err(|e| bad_request(e.to_string()))?;
+    let q = position_query(q)?;
     // A line is up to a few hundred probes: off the async workers.
-    let line = blocking(move || probe::line_report(&pos, &tb, rules)).await?;
+    let line = blocking(move || probe::line_report(&q.position, &tb, q.rules)).await?;
     Ok(axum::Json(line))
 }
 
@@ -225,32 +320,9 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
 }
 
-/// `?board=WxH[&signature=NvM][&limit=N]`: which chart.
-#[derive(Deserialize)]
-struct ChartQuery {
-    board: String,
-    signature: Option<String>,
-    limit: Option<u64>,
-}
-
-impl ChartQuery {
-    fn parse(
-        q: std::result::Result<Query<Self>, QueryRejection>,
-    ) -> std::result::Result<(&'static Board, Option<Limit>, Option<Signature>), ApiError> {
-        let Query(q) = q.map_err(|e| bad_request(e.body_text()))?;
-        let board = Board::by_name(&q.board).map_err(|e| bad_request(e.to_string()))?;
-        let limit = q
-            .limit
-            .map(Limit::new)
-            .transpose()
-            .map_err(|e| bad_request(e.to_string()))?;
-        let sig = q
-            .signature
-            .map(|s| s.parse::<Signature>())
-            .transpose()
-            .map_err(|e| bad_request(e.to_string()))?;
-        Ok((board, limit, sig))
-    }
+/// Which chart: `?board=WxH[&signature=NvM][&limit=N]`.
+fn chart_query(q: Option<String>) -> std::result::Result<ChartQuery, ApiError> {
+    ChartQuery::parse(q.as_deref().unwrap_or("")).map_err(|e| bad_request(e.to_string()))
 }
 
 fn svg(body: String) -> Response {
@@ -259,10 +331,14 @@ fn svg(body: String) -> Response {
 
 async fn depths_chart_handler(
     State(tb): State<Shared>,
-    q: std::result::Result<Query<ChartQuery>, QueryRejection>,
+    RawQuery(q): RawQuery,
 ) -> std::result::Result<Response, ApiError> {
-    let (board, limit, sig) = ChartQuery::parse(q)?;
-    let sig = sig.ok_or_else(|| bad_request("missing field `signature`"))?;
+    let ChartQuery {
+        board,
+        limit,
+        signature,
+    } = chart_query(q)?;
+    let sig = signature.ok_or_else(|| bad_request("missing field `signature`"))?;
     let body = blocking(move || {
         let h = tb.depths(board, limit, sig)?;
         Ok(charts::depth_chart(board, limit, sig, &h).svg()?)
@@ -273,9 +349,9 @@ async fn depths_chart_handler(
 
 async fn shares_chart_handler(
     State(tb): State<Shared>,
-    q: std::result::Result<Query<ChartQuery>, QueryRejection>,
+    RawQuery(q): RawQuery,
 ) -> std::result::Result<Response, ApiError> {
-    let (board, limit, _) = ChartQuery::parse(q)?;
+    let ChartQuery { board, limit, .. } = chart_query(q)?;
     let body = blocking(move || {
         let bars = charts::shares(&tb.tables()?, board, limit);
         let title = charts::shares_title(board, limit);

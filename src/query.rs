@@ -1,0 +1,231 @@
+//! The HTTP API's query strings (`?position=...&limit=...`), parsed and validated
+//! here rather than in the server so that a fuzzer and other front ends use the
+//! same parser as `fanotb serve`.
+
+use thiserror::Error;
+
+use crate::board::{Board, BoardError};
+use crate::index::{Signature, SignatureError};
+use crate::limit::{Limit, LimitError};
+use crate::position::{Position, PositionError};
+use crate::rules::{Rules, RulesError};
+
+/// Longest position text accepted (the largest board's text is under 100 bytes).
+pub const MAX_POSITION_TEXT: usize = 256;
+
+/// Why a query string was refused, in the terms of the query.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum QueryError {
+    /// A field the request needs is absent.
+    #[error("missing field `{0}`")]
+    Missing(&'static str),
+    /// A field appears more than once.
+    #[error("field `{0}` given twice")]
+    Twice(&'static str),
+    /// A number field that is not a whole number in range.
+    #[error("{field}: {text:?} is not a whole number in range")]
+    NotANumber {
+        /// The field.
+        field: &'static str,
+        /// What was given.
+        text: String,
+    },
+    /// The position text is longer than any board's.
+    #[error("position text longer than {MAX_POSITION_TEXT} bytes")]
+    TooLong,
+    /// A counter without a limit.
+    #[error("counter needs a limit (&limit=N)")]
+    CounterWithoutLimit,
+    /// The position text does not parse.
+    #[error(transparent)]
+    Position(#[from] PositionError),
+    /// The limit or the counter is out of range.
+    #[error(transparent)]
+    Rules(RulesError),
+    /// The board is not one fanotb knows.
+    #[error(transparent)]
+    Board(#[from] BoardError),
+    /// The signature does not parse.
+    #[error(transparent)]
+    Signature(#[from] SignatureError),
+    /// The limit is out of range.
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+}
+
+/// `position=TEXT[&limit=N[&counter=C]]`: a position and the rules to ask under.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionQuery {
+    /// The position asked about.
+    pub position: Position,
+    /// The rules it is asked under.
+    pub rules: Rules,
+}
+
+/// `board=WxH[&signature=NvM][&limit=N]`: which chart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartQuery {
+    /// The board.
+    pub board: &'static Board,
+    /// The no-capture limit of the tables, if any.
+    pub limit: Option<Limit>,
+    /// The table, where the chart is of one.
+    pub signature: Option<Signature>,
+}
+
+/// The decoded fields of a query string, each at most once; names the parser does
+/// not know are ignored, as a web page may add its own.
+struct Fields<const N: usize> {
+    values: [Option<String>; N],
+}
+
+impl<const N: usize> Fields<N> {
+    fn parse(query: &str, names: [&'static str; N]) -> Result<Fields<N>, QueryError> {
+        let mut values = [const { None }; N];
+        for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+            if let Some(i) = names.iter().position(|n| *n == key) {
+                if values[i].is_some() {
+                    return Err(QueryError::Twice(names[i]));
+                }
+                values[i] = Some(value.into_owned());
+            }
+        }
+        Ok(Fields { values })
+    }
+
+    fn number<T: std::str::FromStr>(
+        &mut self,
+        i: usize,
+        name: &'static str,
+    ) -> Result<Option<T>, QueryError> {
+        self.values[i]
+            .take()
+            .map(|text| {
+                text.parse()
+                    .map_err(|_| QueryError::NotANumber { field: name, text })
+            })
+            .transpose()
+    }
+}
+
+impl PositionQuery {
+    /// Parses the query string (without the `?`).
+    ///
+    /// ```
+    /// use fanotb::{PositionQuery, Rules};
+    /// let q = PositionQuery::parse("position=9/9/B8/9/3WW3B%20w&limit=20&counter=3")?;
+    /// assert_eq!(q.position.to_string(), "9/9/B8/9/3WW3B w");
+    /// assert_eq!(q.rules, Rules::no_capture_limit(20.try_into()?, 3)?);
+    /// assert_eq!(
+    ///     PositionQuery::parse("position=start&counter=3").unwrap_err().to_string(),
+    ///     "counter needs a limit (&limit=N)"
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`QueryError`] saying which field is wrong.
+    pub fn parse(query: &str) -> Result<PositionQuery, QueryError> {
+        let mut f = Fields::parse(query, ["position", "limit", "counter"])?;
+        let text = f.values[0].take().ok_or(QueryError::Missing("position"))?;
+        if text.len() > MAX_POSITION_TEXT {
+            return Err(QueryError::TooLong);
+        }
+        let position = Position::parse_arg(&text)?;
+        let limit = f.number(1, "limit")?;
+        let counter = f.number(2, "counter")?;
+        let rules = Rules::from_request(limit, counter).map_err(|e| match e {
+            RulesError::CounterWithoutLimit => QueryError::CounterWithoutLimit,
+            e => QueryError::Rules(e),
+        })?;
+        Ok(PositionQuery { position, rules })
+    }
+}
+
+impl ChartQuery {
+    /// Parses the query string (without the `?`).
+    ///
+    /// # Errors
+    ///
+    /// A [`QueryError`] saying which field is wrong.
+    pub fn parse(query: &str) -> Result<ChartQuery, QueryError> {
+        let mut f = Fields::parse(query, ["board", "signature", "limit"])?;
+        let board = Board::by_name(&f.values[0].take().ok_or(QueryError::Missing("board"))?)?;
+        let signature = f.values[1].take().map(|s| s.parse()).transpose()?;
+        let limit = f.number(2, "limit")?.map(Limit::new).transpose()?;
+        Ok(ChartQuery {
+            board,
+            limit,
+            signature,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(q: &str) -> String {
+        PositionQuery::parse(q).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn fields_are_decoded_once_each_and_others_ignored() {
+        let q = PositionQuery::parse("x=1&position=9/9/B8/9/3WW3B+w&limit=020").unwrap();
+        assert_eq!(q.position.to_string(), "9/9/B8/9/3WW3B w");
+        assert_eq!(
+            q.rules,
+            Rules::no_capture_limit(Limit::new(20).unwrap(), 0).unwrap()
+        );
+        assert_eq!(
+            PositionQuery::parse("position=start").unwrap().rules,
+            Rules::PLAIN
+        );
+        assert_eq!(
+            error("position=start&position=start"),
+            "field `position` given twice"
+        );
+        assert_eq!(error("limit=20"), "missing field `position`");
+        assert_eq!(error(""), "missing field `position`");
+        assert_eq!(
+            error("position=start&limit=20&counter=-1"),
+            "counter: \"-1\" is not a whole number in range"
+        );
+        assert_eq!(
+            error("position=start&limit=99999999999999999999"),
+            "limit: \"99999999999999999999\" is not a whole number in range"
+        );
+        assert!(error("position=start&limit=20&counter=21").contains("above"));
+        assert!(error("position=start&limit=0").contains("limit"));
+        assert_eq!(
+            error(&format!("position={}", "B".repeat(257))),
+            "position text longer than 256 bytes"
+        );
+        // Invalid percent-escapes and UTF-8 are decoded leniently, then refused as
+        // position text.
+        assert!(PositionQuery::parse("position=%FF%G0").is_err());
+    }
+
+    #[test]
+    fn chart_queries() {
+        let q = ChartQuery::parse("board=9x5&signature=2v1&limit=20").unwrap();
+        assert_eq!(q.board, Board::tsivy());
+        assert_eq!(q.signature, Some(Signature::new(2, 1)));
+        assert_eq!(q.limit.map(Limit::plies), Some(20));
+        let q = ChartQuery::parse("board=dimy").unwrap();
+        assert_eq!((q.board.width(), q.signature, q.limit), (5, None, None));
+        assert!(
+            ChartQuery::parse("board=4x4")
+                .unwrap_err()
+                .to_string()
+                .contains("4x4")
+        );
+        assert_eq!(
+            ChartQuery::parse("signature=2v1").unwrap_err().to_string(),
+            "missing field `board`"
+        );
+        assert!(ChartQuery::parse("board=9x5&signature=0v9").is_err());
+    }
+}
