@@ -113,10 +113,10 @@ impl PositionQuery {
     /// Parses the query string (without the `?`).
     ///
     /// ```
-    /// use fanotb::{PositionQuery, Rules};
+    /// use fanotb::{Limit, PositionQuery, Rules};
     /// let q = PositionQuery::parse("position=9/9/B8/9/3WW3B%20w&limit=20&counter=3")?;
     /// assert_eq!(q.position.to_string(), "9/9/B8/9/3WW3B w");
-    /// assert_eq!(q.rules, Rules::no_capture_limit(20.try_into()?, 3)?);
+    /// assert_eq!(q.rules, Rules::no_capture_limit(Limit::new(20)?, 3)?);
     /// assert_eq!(
     ///     PositionQuery::parse("position=start&counter=3").unwrap_err().to_string(),
     ///     "counter needs a limit (&limit=N)"
