@@ -77,7 +77,8 @@ async def read_answer(r):
     line = await r.readline()
     if not line:
         return None
-    if not line.startswith(b"HTTP/1.1 "):
+    # A request mutated into HTTP/1.0 is answered in HTTP/1.0.
+    if not (line.startswith(b"HTTP/1.1 ") or line.startswith(b"HTTP/1.0 ")):
         raise RuntimeError(f"not HTTP: {line[:80]!r}")
     status = int(line.split(b" ", 2)[1])
     length, close = 0, False
@@ -149,7 +150,10 @@ async def main():
     counts = {}
     start = time.monotonic()
     try:
-        await asyncio.gather(*(worker(i, host, port, total // conns, counts) for i in range(conns)))
+        # The first finding stops every worker.
+        async with asyncio.TaskGroup() as tg:
+            for i in range(conns):
+                tg.create_task(worker(i, host, port, total // conns, counts))
         r, w = await connect(host, port)
         w.write(b"GET /api/probe?position=9/9/B8/9/3WW3B%20w HTTP/1.1\r\nHost: x\r\n\r\n")
         status, _ = await read_answer(r)

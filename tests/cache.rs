@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::sync::atomic::Ordering::Relaxed;
+
 use fanotb::{Board, Rules, Tablebase};
 
 #[test]
@@ -17,19 +19,23 @@ fn threads_together_keep_at_most_the_total_and_give_it_back() {
     Tablebase::set_cache_total(before + (3 << 19));
     let most = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
-        for t in 0..4u64 {
-            let (tb, most) = (&tb, &most);
-            s.spawn(move || {
-                let mut rng = common::Rng(0x2545_f491_4f6c_dd1d ^ t);
-                for _ in 0..3000 {
-                    let pos = common::random_position(&mut rng, Board::tsivy());
-                    tb.probe(&pos, Rules::PLAIN).unwrap();
-                    most.fetch_max(
-                        Tablebase::cached_bytes(),
-                        std::sync::atomic::Ordering::Relaxed,
-                    );
-                }
-            });
+        let threads: Vec<_> = (0..4u64)
+            .map(|t| {
+                let (tb, most) = (&tb, &most);
+                s.spawn(move || {
+                    let mut rng = common::Rng(0x2545_f491_4f6c_dd1d ^ t);
+                    for _ in 0..3000 {
+                        let pos = common::random_position(&mut rng, Board::tsivy());
+                        tb.probe(&pos, Rules::PLAIN).unwrap();
+                        most.fetch_max(Tablebase::cached_bytes(), Relaxed);
+                    }
+                })
+            })
+            .collect();
+        // Joined one by one: a thread's cache is given back as it exits, after its
+        // closure returns, and a join waits for that (the scope's end alone does not).
+        for t in threads {
+            t.join().unwrap();
         }
     });
     let most = most.into_inner();

@@ -213,14 +213,7 @@ fn eight_clients_get_the_library_answers_and_ctrl_c_stops_cleanly() {
     });
 
     // Ctrl-C: the server finishes and exits 0.
-    let pid = server.child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
+    server.signal("-INT");
     let status = server.child.wait().unwrap();
     assert!(status.success(), "{status}");
     let mut err = String::new();
@@ -281,14 +274,7 @@ fn sigterm_stops_the_server_in_bounded_time_whatever_clients_hold() {
     let mut server = Server::start_with(dir.path(), &["--header-timeout", "600", "--timeout", "1"]);
     let _held = half_sent(&server);
     std::thread::sleep(std::time::Duration::from_millis(200));
-    let pid = server.child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
+    server.signal("-TERM");
     // The grace is 1 s: the process is gone well before the client gives up.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let status = loop {

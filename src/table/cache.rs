@@ -90,14 +90,16 @@ pub(super) fn with_cached<R>(
         let (thread_budget, process_budget) =
             (THREAD_BUDGET.load(Relaxed), PROCESS_BUDGET.load(Relaxed));
         loop {
-            // The process's bytes are claimed before the block goes in, and given
-            // back if over: threads never keep more than the budget together.
-            if cache.bytes + len <= thread_budget {
-                let before = PROCESS_USED.fetch_add(len, Relaxed);
-                if before.saturating_add(len) <= process_budget {
-                    break;
-                }
-                PROCESS_USED.fetch_sub(len, Relaxed);
+            // The process's bytes are claimed before the block goes in, only while
+            // within the budget: the count never exceeds it, even for a moment.
+            let claimed = cache.bytes + len <= thread_budget
+                && PROCESS_USED
+                    .fetch_update(Relaxed, Relaxed, |used| {
+                        used.checked_add(len).filter(|&u| u <= process_budget)
+                    })
+                    .is_ok();
+            if claimed {
+                break;
             }
             if !cache.evict_one() {
                 // The budget left is below one block: keep none.

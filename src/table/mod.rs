@@ -113,6 +113,37 @@ pub enum TableError {
     },
 }
 
+impl TableError {
+    /// For a missing table, what builds it: the `fanotb generate` command line, or
+    /// that no table this large is built. `None` for other errors.
+    pub fn build_hint(&self) -> Option<String> {
+        let TableError::Missing {
+            board,
+            sig,
+            limit,
+            dir,
+        } = self
+        else {
+            return None;
+        };
+        Some(if sig.buildable(board) {
+            format!(
+                "build it with `fanotb generate --board {} --signature {sig}{} --dir {}`",
+                board.size_name(),
+                limit
+                    .map(|n| format!(" --no-capture-limit {n}"))
+                    .unwrap_or_default(),
+                dir.display()
+            )
+        } else {
+            format!(
+                "fanotb builds no table this large ({sig} has {} placements)",
+                sig.placements(board)
+            )
+        })
+    }
+}
+
 /// The directory of a board's tables: `DIR/WxH`, or `DIR/WxH/nN` for the
 /// rule-aware tables of the limit N.
 pub(crate) fn tables_dir(dir: &Path, board: &Board, limit: Option<Limit>) -> PathBuf {

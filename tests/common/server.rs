@@ -50,6 +50,13 @@ impl Server {
         (status, r.body_mut().read_to_string().unwrap())
     }
 
+    /// Sends the server a signal, as `kill` takes it (`-INT`, `-TERM`).
+    pub fn signal(&self, sig: &str) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args([sig, &pid]).status().unwrap();
+        assert!(sent.success(), "kill {sig} {pid}");
+    }
+
     /// The server's `host:port`.
     pub fn addr(&self) -> &str {
         self.base.trim_start_matches("http://")

@@ -80,28 +80,8 @@ fn hint(e: &(dyn std::error::Error + 'static)) -> Option<String> {
             Some(fanotb::CheckError::Probe(ProbeError::Table(t))) => Some(t),
             _ => None,
         });
-    if let Some(TableError::Missing {
-        board,
-        sig,
-        limit,
-        dir,
-    }) = table
-    {
-        return Some(if sig.buildable(board) {
-            format!(
-                "build it with `fanotb generate --board {} --signature {sig}{} --dir {}`",
-                board.size_name(),
-                limit
-                    .map(|n| format!(" --no-capture-limit {n}"))
-                    .unwrap_or_default(),
-                dir.display()
-            )
-        } else {
-            format!(
-                "fanotb builds no table this large ({sig} has {} placements)",
-                sig.placements(board)
-            )
-        });
+    if let Some(hint) = table.and_then(TableError::build_hint) {
+        return Some(hint);
     }
     match e.downcast_ref::<ProveError>()? {
         ProveError::TooFewStones(_) => Some("raise --max-table-stones".into()),
