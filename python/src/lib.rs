@@ -1,0 +1,611 @@
+//! The Python module `fanotb._fanotb`, re-exported by the package `fanotb`: positions
+//! and moves, the probe API under both rule sets, table generation, proofs and their
+//! checker. Errors are Python exceptions; long calls release the GIL.
+
+use std::path::PathBuf;
+
+use fanotb::{
+    Board, CheckOptions, Color, MoveValue, Position as Pos, ProbeError, Rules, Signature,
+    TableError, Tablebase as Tb, Value,
+};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+create_exception!(
+    _fanotb,
+    FanotbError,
+    PyException,
+    "Any error fanotb reports."
+);
+create_exception!(
+    _fanotb,
+    InvalidPositionError,
+    FanotbError,
+    "Position or move text that does not parse, or is not legal."
+);
+create_exception!(
+    _fanotb,
+    MissingTableError,
+    FanotbError,
+    "A table the question needs is not in the directory (the message names the command that builds it)."
+);
+create_exception!(
+    _fanotb,
+    DamagedTableError,
+    FanotbError,
+    "A table file that is damaged or cannot be read."
+);
+
+/// An error of the library as the Python exception of its kind, with its message.
+fn probe_error(e: ProbeError) -> PyErr {
+    match &e {
+        ProbeError::Table(t @ TableError::Missing { .. }) => {
+            let hint = t.build_hint().unwrap_or_default();
+            MissingTableError::new_err(format!("{e}: {hint}"))
+        }
+        ProbeError::Table(_) => DamagedTableError::new_err(e.to_string()),
+        _ => FanotbError::new_err(e.to_string()),
+    }
+}
+
+fn error(e: impl std::fmt::Display) -> PyErr {
+    FanotbError::new_err(e.to_string())
+}
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// A position: the stones of both sides on a board and the side to move. Immutable:
+/// `play` returns the position after the move.
+#[pyclass(frozen, eq, hash, module = "fanotb")]
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Position(Pos);
+
+/// A position given as a `Position` or as its text.
+#[derive(FromPyObject)]
+enum PositionArg<'py> {
+    Position(Bound<'py, Position>),
+    Text(String),
+}
+
+impl PositionArg<'_> {
+    fn get(self) -> PyResult<Pos> {
+        match self {
+            PositionArg::Position(p) => Ok(p.get().0),
+            PositionArg::Text(t) => parse_position(&t),
+        }
+    }
+}
+
+fn parse_position(text: &str) -> PyResult<Pos> {
+    Pos::parse_arg(text).map_err(|e| InvalidPositionError::new_err(e.to_string()))
+}
+
+#[pymethods]
+impl Position {
+    /// Parses position text (`"9/9/B8/9/3WW3B w"`), or `"start"` (tsivy) or
+    /// `"start:WxH"`.
+    #[new]
+    fn new(text: &str) -> PyResult<Position> {
+        parse_position(text).map(Position)
+    }
+
+    /// The position's text, as `fanotb` writes it.
+    #[getter]
+    fn text(&self) -> String {
+        self.0.to_string()
+    }
+
+    /// `"white"` or `"black"`.
+    #[getter]
+    fn side_to_move(&self) -> &'static str {
+        side_name(self.0.turn())
+    }
+
+    /// The board's size, `"9x5"`.
+    #[getter]
+    fn board(&self) -> String {
+        self.0.board().size_name()
+    }
+
+    /// Every legal move: its notation and the position after it.
+    fn moves(&self) -> Vec<(String, Position)> {
+        let b = self.0.board();
+        self.0
+            .legal_moves()
+            .iter()
+            .map(|m| (m.notation(b), Position(self.0.apply(m))))
+            .collect()
+    }
+
+    /// The position after `move` (notation, as `moves` writes it).
+    fn play(&self, r#move: &str) -> PyResult<Position> {
+        let m = self
+            .0
+            .parse_move(r#move)
+            .map_err(|e| InvalidPositionError::new_err(e.to_string()))?;
+        Ok(Position(self.0.apply(&m)))
+    }
+
+    fn __str__(&self) -> String {
+        self.text()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Position({:?})", self.text())
+    }
+}
+
+/// Leaf nodes of the move tree `depth` plies deep from `position`.
+#[pyfunction]
+fn perft(py: Python<'_>, position: PositionArg<'_>, depth: u32) -> PyResult<u64> {
+    let pos = position.get()?;
+    Ok(py.detach(|| fanotb::perft(&pos, depth)))
+}
+
+/// A move with the value it leads to, for the mover.
+#[pyclass(frozen, get_all, module = "fanotb")]
+#[derive(Clone)]
+struct MoveInfo {
+    /// The move's notation.
+    r#move: String,
+    /// `"win"`, `"draw"` or `"loss"` for the mover.
+    value: String,
+    /// Plies to the end of the game (under a limit: to the next capture), or None.
+    depth: Option<u32>,
+    /// The text of the position after the move.
+    result: String,
+    /// Under a limit, the counter after the move; None in the plain game.
+    counter: Option<u32>,
+}
+
+impl MoveInfo {
+    fn of(m: &MoveValue, pos: &Pos) -> MoveInfo {
+        MoveInfo {
+            r#move: m.mv.notation(pos.board()),
+            value: m.value.wdl().name().to_string(),
+            depth: m.value.depth(),
+            result: m.result.to_string(),
+            counter: m.rules.limit().map(|_| m.rules.counter()),
+        }
+    }
+
+    /// The move as `probe --json` lists it.
+    fn put<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("move", &self.r#move)?;
+        d.set_item("value", &self.value)?;
+        match self.counter {
+            None => d.set_item("depth", self.depth)?,
+            Some(c) => {
+                d.set_item("plies_to_capture", self.depth)?;
+                d.set_item("counter", c)?;
+            }
+        }
+        d.set_item("result", &self.result)?;
+        Ok(d)
+    }
+}
+
+#[pymethods]
+impl MoveInfo {
+    /// The move as `fanotb probe --json` lists it.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.put(py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "MoveInfo(move={:?}, value={:?}, depth={:?})",
+            self.r#move, self.value, self.depth
+        )
+    }
+}
+
+/// What the tables say of a position: its value for the side to move, every move
+/// with its value for the mover, and the best moves.
+#[pyclass(frozen, get_all, module = "fanotb")]
+struct Probe {
+    /// The position's text.
+    position: String,
+    /// `"win"`, `"draw"` or `"loss"` for the side to move.
+    value: String,
+    /// Plies to the end of the game with best play (under a limit: to the next
+    /// capture), or None for a draw.
+    depth: Option<u32>,
+    /// The no-capture limit asked under, or None.
+    limit: Option<u32>,
+    /// The counter asked at, under a limit.
+    counter: Option<u32>,
+    /// Under a limit: whether the position is a cursed win or a blessed loss.
+    cursed: Option<bool>,
+    /// Every legal move with its value for the mover, best first.
+    moves: Vec<MoveInfo>,
+    /// The best moves' notations.
+    best: Vec<String>,
+}
+
+#[pymethods]
+impl Probe {
+    /// The report as `fanotb probe --json` prints it.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("position", &self.position)?;
+        if let Some(n) = self.limit {
+            d.set_item("limit", n)?;
+            d.set_item("counter", self.counter)?;
+        }
+        d.set_item("value", &self.value)?;
+        match self.limit {
+            None => d.set_item("depth", self.depth)?,
+            Some(_) => {
+                d.set_item("plies_to_capture", self.depth)?;
+                d.set_item("cursed", self.cursed)?;
+            }
+        }
+        let moves = self
+            .moves
+            .iter()
+            .map(|m| m.put(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("moves", moves)?;
+        d.set_item("best", &self.best)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Probe(position={:?}, value={:?}, depth={:?}, best={:?})",
+            self.position, self.value, self.depth, self.best
+        )
+    }
+}
+
+/// One table's figures, as `fanotb stats` gives them.
+#[pyclass(frozen, get_all, module = "fanotb")]
+struct TableStats {
+    /// The board's size, `"9x5"`.
+    board: String,
+    /// The material, `"3v2"` (the side to move first).
+    signature: String,
+    /// The no-capture limit of a rule-aware table, or None.
+    limit: Option<u32>,
+    /// Positions in the table.
+    positions: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    /// The longest win in plies (a rule-aware table: its largest T), or None.
+    longest_win: Option<u32>,
+    /// A position of the longest win.
+    longest_win_position: Option<String>,
+    /// The file's size in bytes.
+    bytes: u64,
+    /// Its path.
+    path: PathBuf,
+}
+
+#[pymethods]
+impl TableStats {
+    fn __repr__(&self) -> String {
+        let under = self.limit.map_or(String::new(), |n| format!(" n{n}"));
+        format!(
+            "TableStats({} {}{under}: {} positions, {} wins, {} draws, {} losses)",
+            self.board, self.signature, self.positions, self.wins, self.draws, self.losses
+        )
+    }
+}
+
+/// The rules of `limit=`/`counter=`: the plain game when both are None.
+fn rules(limit: Option<u64>, counter: Option<u32>) -> PyResult<Rules> {
+    Rules::from_request(limit, counter).map_err(error)
+}
+
+/// The tables in a directory (as `fanotb generate` writes them), opened lazily.
+/// Every method takes a `Position` or position text, and an optional no-capture
+/// `limit` with its `counter` (plies since the last capture).
+#[pyclass(frozen, module = "fanotb")]
+struct Tablebase(Tb);
+
+#[pymethods]
+impl Tablebase {
+    #[new]
+    fn new(path: PathBuf) -> PyResult<Tablebase> {
+        Tb::open(path).map(Tablebase).map_err(probe_error)
+    }
+
+    /// The position's value, every move's and the best moves.
+    #[pyo3(signature = (position, limit=None, counter=None))]
+    fn probe(
+        &self,
+        py: Python<'_>,
+        position: PositionArg<'_>,
+        limit: Option<u64>,
+        counter: Option<u32>,
+    ) -> PyResult<Probe> {
+        let (pos, rules) = (position.get()?, rules(limit, counter)?);
+        let (value, moves) = py
+            .detach(|| Ok((self.0.probe(&pos, rules)?, self.0.moves(&pos, rules)?)))
+            .map_err(probe_error)?;
+        let cursed = match value {
+            Value::Limited { stored, .. } => Some(stored.cursed()),
+            _ => None,
+        };
+        Ok(Probe {
+            position: pos.to_string(),
+            value: value.wdl().name().to_string(),
+            depth: value.depth(),
+            limit: rules.limit().map(fanotb::Limit::plies),
+            counter: rules.limit().map(|_| rules.counter()),
+            cursed,
+            best: moves[..fanotb::best_count(&moves)]
+                .iter()
+                .map(|m| m.mv.notation(pos.board()))
+                .collect(),
+            moves: moves.iter().map(|m| MoveInfo::of(m, &pos)).collect(),
+        })
+    }
+
+    /// `"win"`, `"draw"` or `"loss"` for the side to move (reads the value stream
+    /// only).
+    #[pyo3(signature = (position, limit=None, counter=None))]
+    fn value(
+        &self,
+        py: Python<'_>,
+        position: PositionArg<'_>,
+        limit: Option<u64>,
+        counter: Option<u32>,
+    ) -> PyResult<&'static str> {
+        let (pos, rules) = (position.get()?, rules(limit, counter)?);
+        let wdl = py
+            .detach(|| self.0.value(&pos, rules))
+            .map_err(probe_error)?;
+        Ok(wdl.name())
+    }
+
+    /// A best move's notation (the first of the best), or None when the side to
+    /// move has no move.
+    #[pyo3(signature = (position, limit=None, counter=None))]
+    fn best_move(
+        &self,
+        py: Python<'_>,
+        position: PositionArg<'_>,
+        limit: Option<u64>,
+        counter: Option<u32>,
+    ) -> PyResult<Option<String>> {
+        let (pos, rules) = (position.get()?, rules(limit, counter)?);
+        let best = py
+            .detach(|| self.0.best_moves(&pos, rules))
+            .map_err(probe_error)?;
+        Ok(best.first().map(|m| m.mv.notation(pos.board())))
+    }
+
+    /// The principal line: best moves to the end of the game (or, under a limit,
+    /// to the draw at the limit), each with its value for its mover.
+    #[pyo3(signature = (position, limit=None, counter=None))]
+    fn line(
+        &self,
+        py: Python<'_>,
+        position: PositionArg<'_>,
+        limit: Option<u64>,
+        counter: Option<u32>,
+    ) -> PyResult<Vec<MoveInfo>> {
+        let (pos, rules) = (position.get()?, rules(limit, counter)?);
+        let line = py
+            .detach(|| self.0.line(&pos, rules))
+            .map_err(probe_error)?;
+        let mut at = pos;
+        Ok(line
+            .iter()
+            .map(|m| {
+                let info = MoveInfo::of(m, &at);
+                at = m.result;
+                info
+            })
+            .collect())
+    }
+
+    /// Every table in the directory with its figures.
+    fn tables(&self, py: Python<'_>) -> PyResult<Vec<TableStats>> {
+        let infos = py.detach(|| self.0.tables()).map_err(probe_error)?;
+        Ok(infos
+            .into_iter()
+            .map(|t| TableStats {
+                board: t.board.size_name(),
+                signature: t.signature.to_string(),
+                limit: t.limit.map(fanotb::Limit::plies),
+                positions: t.stats.placements,
+                wins: t.stats.wins,
+                draws: t.stats.draws,
+                losses: t.stats.losses,
+                longest_win: (t.stats.wins > 0).then_some(t.stats.max_win_depth),
+                longest_win_position: t.longest_win.map(|p| p.to_string()),
+                bytes: t.bytes,
+                path: t.path,
+            })
+            .collect())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Tablebase({:?})", self.0.dir().display().to_string())
+    }
+}
+
+fn board(name: &str) -> PyResult<&'static Board> {
+    Board::by_name(name).map_err(error)
+}
+
+/// A table written (or found already complete) by `generate`, as a dict: board,
+/// signature, limit, entries, wins, draws, losses, bytes, seconds, skipped.
+fn report_dict<'py>(py: Python<'py>, r: &fanotb::TableReport) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("signature", r.sig.to_string())?;
+    d.set_item("limit", r.limit.map(fanotb::Limit::plies))?;
+    d.set_item("path", &r.path)?;
+    d.set_item("entries", r.entries)?;
+    d.set_item("wins", r.stats.wins)?;
+    d.set_item("draws", r.stats.draws)?;
+    d.set_item("losses", r.stats.losses)?;
+    d.set_item("bytes", r.file_bytes)?;
+    d.set_item("seconds", r.seconds)?;
+    d.set_item("skipped", r.skipped)?;
+    Ok(d)
+}
+
+/// Builds every table of up to `max_stones` stones on `board` into `path` (tables
+/// already there are kept), and under the no-capture `limit` too when given.
+/// `progress`, if given, is called with each table's report (a dict) as it is done.
+/// Returns the reports.
+#[pyfunction]
+#[pyo3(signature = (path, max_stones, board="tsivy", limit=None, threads=None, progress=None))]
+fn generate<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    max_stones: usize,
+    board: &str,
+    limit: Option<u64>,
+    threads: Option<usize>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let b = self::board(board)?;
+    let mut opts = match limit {
+        Some(n) => fanotb::Options::rule_aware(fanotb::Limit::new(n).map_err(error)?),
+        None => fanotb::Options::default(),
+    };
+    opts.threads = threads;
+    let sigs = Signature::all_up_to(max_stones);
+    // The callback's own error stops nothing: it is raised once the build is done.
+    let mut raised: Option<PyErr> = None;
+    let reports = py
+        .detach(|| {
+            fanotb::generate(&path, b, &sigs, &opts, |r| {
+                if let (Some(cb), None) = (&progress, &raised) {
+                    Python::attach(|py| {
+                        if let Err(e) = report_dict(py, r).and_then(|d| cb.call1(py, (d,))) {
+                            raised = Some(e);
+                        }
+                    });
+                }
+            })
+        })
+        .map_err(error)?;
+    if let Some(e) = raised {
+        return Err(e);
+    }
+    reports.iter().map(|r| report_dict(py, r)).collect()
+}
+
+/// Proves the value of `position` (default: the board's start) by proof-number
+/// search over tables of at most `max_table_stones` stones (built in `path` as
+/// needed), writes the certificate to `out`, and returns a dict: position, value,
+/// certificate, bytes, positions, nodes, seconds.
+#[pyfunction]
+#[pyo3(signature = (path, out, board="tsivy", position=None, max_table_stones=6, max_nodes=None, threads=None))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one call
+fn prove<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    out: PathBuf,
+    board: &str,
+    position: Option<PositionArg<'py>>,
+    max_table_stones: usize,
+    max_nodes: Option<u64>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let b = self::board(board)?;
+    let pos = match position {
+        Some(p) => p.get()?,
+        None => Pos::start(b),
+    };
+    let mut opts = fanotb::ProveOptions::default();
+    opts.max_table_stones = max_table_stones;
+    opts.threads = threads;
+    if let Some(n) = max_nodes {
+        opts.limits.max_nodes = n;
+    }
+    let proved = py
+        .detach(|| fanotb::prove(&path, &pos, &opts, |_| {}, &|_| {}))
+        .map_err(error)?;
+    let bytes = py
+        .detach(|| proved.certificate.write(&out))
+        .map_err(error)?;
+    let d = PyDict::new(py);
+    d.set_item("position", pos.to_string())?;
+    d.set_item("value", proved.certificate.value.name())?;
+    d.set_item("certificate", &out)?;
+    d.set_item("bytes", bytes)?;
+    let positions: usize = proved
+        .certificate
+        .parts
+        .iter()
+        .map(|p| p.entries.len())
+        .sum();
+    d.set_item("positions", positions)?;
+    d.set_item(
+        "nodes",
+        proved.searches.iter().map(|s| s.nodes).sum::<u64>(),
+    )?;
+    d.set_item("seconds", proved.table_seconds + proved.search_seconds)?;
+    Ok(d)
+}
+
+/// Checks a proof certificate against the tables in `path` (and, with
+/// `verify_tables`, re-derives every entry of the tables it names). Returns a dict:
+/// position, value, max_table_stones, parts (side, claim, positions), positions,
+/// moves, seconds; raises FanotbError when the certificate is refused.
+#[pyfunction]
+#[pyo3(signature = (certificate, path, verify_tables=false))]
+fn check_proof<'py>(
+    py: Python<'py>,
+    certificate: PathBuf,
+    path: PathBuf,
+    verify_tables: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut opts = CheckOptions::default();
+    opts.verify_tables = verify_tables;
+    let r = py
+        .detach(|| fanotb::check_proof(&certificate, &path, &opts))
+        .map_err(error)?;
+    let d = PyDict::new(py);
+    d.set_item("position", r.root.to_string())?;
+    d.set_item("value", r.value.name())?;
+    d.set_item("max_table_stones", r.max_table_stones)?;
+    let parts: Vec<(&str, &str, usize)> = r
+        .parts
+        .iter()
+        .map(|&(side, claim, n)| (side_name(side), claim.name(), n))
+        .collect();
+    d.set_item("parts", parts)?;
+    d.set_item("positions", r.positions)?;
+    d.set_item("moves", r.moves)?;
+    d.set_item("seconds", r.seconds)?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _fanotb(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("FanotbError", py.get_type::<FanotbError>())?;
+    m.add(
+        "InvalidPositionError",
+        py.get_type::<InvalidPositionError>(),
+    )?;
+    m.add("MissingTableError", py.get_type::<MissingTableError>())?;
+    m.add("DamagedTableError", py.get_type::<DamagedTableError>())?;
+    m.add_class::<Position>()?;
+    m.add_class::<Tablebase>()?;
+    m.add_class::<Probe>()?;
+    m.add_class::<MoveInfo>()?;
+    m.add_class::<TableStats>()?;
+    m.add_function(wrap_pyfunction!(perft, m)?)?;
+    m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add_function(wrap_pyfunction!(prove, m)?)?;
+    m.add_function(wrap_pyfunction!(check_proof, m)?)?;
+    Ok(())
+}

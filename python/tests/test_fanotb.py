@@ -1,0 +1,179 @@
+"""fanotb's Python API against the command line's JSON on the same tables."""
+
+import json
+import os
+import random
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+import fanotb
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = os.environ.get("FANOTB_CLI", str(ROOT / "target" / "release" / "fanotb"))
+LIMIT = 20
+
+
+def cli(*args):
+    out = subprocess.run([CLI, *args], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="session")
+def tables(tmp_path_factory):
+    """Tsivy tables up to 4 stones, plain and under the no-capture limit 20."""
+    d = tmp_path_factory.mktemp("tables")
+    seen = []
+    fanotb.generate(d, 4, limit=LIMIT, progress=seen.append)
+    # Every table is reported once as it is done: 6 plain and 6 rule-aware.
+    assert len(seen) == 12
+    assert {r["signature"] for r in seen} >= {"1v1", "3v1", "2v2"}
+    return d
+
+
+def random_positions(n, seed=1):
+    """Random tsivy positions of 2 to 4 stones, each side at least one."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        stones = rng.randint(2, 4)
+        points = rng.sample(range(45), stones)
+        white = rng.randint(1, stones - 1)
+        rows = []
+        for r in range(5):
+            row, empty = "", 0
+            for c in range(9):
+                p = (4 - r) * 9 + c
+                s = "W" if p in points[:white] else "B" if p in points[white:] else None
+                if s is None:
+                    empty += 1
+                else:
+                    row += (str(empty) if empty else "") + s
+                    empty = 0
+            rows.append(row + (str(empty) if empty else ""))
+        out.append("/".join(rows) + " " + rng.choice("wb"))
+    return out
+
+
+def test_positions_moves_and_perft():
+    start = fanotb.Position("start")
+    assert start.text == "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w"
+    assert start.side_to_move == "white" and start.board == "9x5"
+    moves = start.moves()
+    assert sorted(m for m, _ in moves) == ["d2-e3A", "d3-e3A", "d3-e3W", "e2-e3A", "f2-e3A"]
+    for notation, after in moves:
+        assert start.play(notation) == after
+        assert after.side_to_move == "black"
+    assert fanotb.Position("start:5x5").board == "5x5"
+    for depth in range(5):
+        assert fanotb.perft(start, depth) == cli("perft", "start", str(depth), "--json")["count"]
+    assert fanotb.perft("start", 6) == 9_204_447
+    with pytest.raises(fanotb.InvalidPositionError, match="side to move"):
+        fanotb.Position("9/9/B8/9/3WW3B")
+    with pytest.raises(fanotb.InvalidPositionError, match="illegal move"):
+        start.play("a1-a2")
+    assert isinstance(fanotb.InvalidPositionError("x"), fanotb.FanotbError)
+
+
+def test_probe_equals_the_cli_json(tables):
+    tb = fanotb.Tablebase(tables)
+    for i, text in enumerate(random_positions(60)):
+        assert tb.probe(text).to_dict() == cli("probe", text, "--json", "--dir", str(tables))
+        counter = i % (LIMIT + 1)
+        got = tb.probe(fanotb.Position(text), limit=LIMIT, counter=counter).to_dict()
+        want = cli("probe", text, "--no-capture-limit", str(LIMIT), "--counter", str(counter),
+                   "--json", "--dir", str(tables))
+        assert got == want, text
+
+
+def test_value_best_move_and_line(tables):
+    tb = fanotb.Tablebase(tables)
+    pos = "9/9/B8/9/3WW3B w"
+    p = tb.probe(pos)
+    assert (p.value, p.depth, p.limit, p.cursed) == ("win", 49, None, None)
+    assert tb.value(pos) == "win"
+    assert tb.best_move(pos) in p.best
+    line = tb.line(pos)
+    want = cli("line", pos, "--json", "--dir", str(tables))
+    assert [(m.move, m.result) for m in line] == [(m["move"], m["position"]) for m in want["line"]]
+    assert len(line) == 49
+    under = tb.probe(pos, limit=LIMIT, counter=3)
+    assert (under.limit, under.counter) == (LIMIT, 3)
+    assert tb.value(pos, limit=LIMIT, counter=LIMIT) == "draw"
+    limited = tb.line(pos, limit=LIMIT, counter=0)
+    want = cli("line", pos, "--no-capture-limit", str(LIMIT), "--json", "--dir", str(tables))
+    assert [m.move for m in limited] == [m["move"] for m in want["line"]]
+    with pytest.raises(fanotb.FanotbError, match="counter"):
+        tb.value(pos, counter=3)
+    with pytest.raises(fanotb.FanotbError, match="above"):
+        tb.value(pos, limit=LIMIT, counter=LIMIT + 1)
+
+
+def test_tables_equal_stats(tables):
+    tb = fanotb.Tablebase(tables)
+    want = cli("stats", "--json", "--dir", str(tables))["tables"]
+    got = tb.tables()
+    assert len(got) == len(want) == 12
+    for g, w in zip(got, want):
+        assert (g.board, g.signature, g.limit, g.positions, g.wins, g.draws, g.losses,
+                g.longest_win, g.longest_win_position, g.bytes) == (
+            w["board"], w["signature"], w["limit"], w["positions"], w["wins"], w["draws"],
+            w["losses"], w["longest_win"], w["longest_win_position"], w["bytes"])
+
+
+def test_missing_and_damaged_tables_raise(tables, tmp_path):
+    tb = fanotb.Tablebase(tables)
+    with pytest.raises(fanotb.MissingTableError, match="fanotb generate"):
+        tb.probe("9/9/B8/9/2WWW3B w")
+    with pytest.raises(fanotb.FanotbError):
+        fanotb.Tablebase(tmp_path / "nowhere")
+    # A copy of the tables with 2v1 damaged in the middle.
+    bad = tmp_path / "bad"
+    (bad / "9x5").mkdir(parents=True)
+    for f in (tables / "9x5").glob("*.fntb"):
+        data = bytearray(f.read_bytes())
+        if f.name == "2v1.fntb":
+            data[len(data) // 2] ^= 0xFF
+        (bad / "9x5" / f.name).write_bytes(data)
+    with pytest.raises(fanotb.DamagedTableError):
+        fanotb.Tablebase(bad).probe("9/9/3WW4/9/B8 w")
+
+
+def test_a_raising_progress_callback_is_raised_after_the_build(tmp_path):
+    def boom(report):
+        raise RuntimeError("stop " + report["signature"])
+
+    with pytest.raises(RuntimeError, match="stop 1v1"):
+        fanotb.generate(tmp_path, 2, progress=boom)
+    # The build itself finished.
+    assert fanotb.Tablebase(tmp_path).value("9/9/4W4/9/B8 w") in ("win", "draw", "loss")
+
+
+def test_prove_and_check_proof(tmp_path):
+    cert = tmp_path / "3x3.fnproof"
+    proved = fanotb.prove(tmp_path, cert, board="3x3", max_table_stones=4)
+    assert (proved["value"], proved["certificate"]) == ("win", cert)
+    report = fanotb.check_proof(cert, tmp_path)
+    assert (report["value"], report["position"]) == ("win", "BBB/B1W/WWW w")
+    assert report["parts"] == [("white", "wins", report["positions"])]
+    assert fanotb.check_proof(cert, tmp_path, verify_tables=True)["value"] == "win"
+    data = bytearray(cert.read_bytes())
+    data[40] ^= 1
+    cert.write_bytes(data)
+    with pytest.raises(fanotb.FanotbError, match="damaged"):
+        fanotb.check_proof(cert, tmp_path)
+
+
+def test_long_calls_release_the_gil():
+    done = []
+    t = threading.Thread(target=lambda: done.append(fanotb.perft("start", 6)))
+    t.start()
+    spins = 0
+    while t.is_alive():
+        spins += 1
+    t.join()
+    assert done == [9_204_447]
+    # Holding the GIL, the perft would have let this thread run a few times at most.
+    assert spins > 10_000
