@@ -14,25 +14,25 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 create_exception!(
-    _fanotb,
+    fanotb,
     FanotbError,
     PyException,
     "Any error fanotb reports."
 );
 create_exception!(
-    _fanotb,
+    fanotb,
     InvalidPositionError,
     FanotbError,
     "Position or move text that does not parse, or is not legal."
 );
 create_exception!(
-    _fanotb,
+    fanotb,
     MissingTableError,
     FanotbError,
     "A table the question needs is not in the directory (the message names the command that builds it)."
 );
 create_exception!(
-    _fanotb,
+    fanotb,
     DamagedTableError,
     FanotbError,
     "A table file that is damaged or cannot be read."
