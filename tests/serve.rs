@@ -295,3 +295,33 @@ fn sigterm_stops_the_server_in_bounded_time_whatever_clients_hold() {
         "{err}"
     );
 }
+
+#[test]
+fn a_client_that_never_reads_its_answers_is_dropped() {
+    let (dir, _) = tables();
+    let server = Server::start_with(
+        dir.path(),
+        &["--header-timeout", "1", "--max-connections", "1"],
+    );
+    // Thousands of pipelined requests for the page's script, whose answers are
+    // never read: the server's writes stall once the socket buffers are full.
+    let mut slow = std::net::TcpStream::connect(server.addr()).unwrap();
+    let requests = "GET /board.js HTTP/1.1\r\nHost: x\r\n\r\n".repeat(5000);
+    let writer = {
+        let mut w = slow.try_clone().unwrap();
+        std::thread::spawn(move || {
+            let _ = std::io::Write::write_all(&mut w, requests.as_bytes());
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    // The one connection allowed was freed: a normal client is answered.
+    let (status, got) = server.json(&agent(), "/api/probe?position=9/9/B8/9/3WW3B%20w");
+    assert_eq!((status, got["depth"].as_u64()), (200, Some(49)));
+    // And the slow one was closed: reading it ends (its answers cut short).
+    let mut sink = Vec::new();
+    slow.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let _ = std::io::Read::read_to_end(&mut slow, &mut sink);
+    assert!(sink.len() < 5000 * 1000, "read {} bytes", sink.len());
+    writer.join().unwrap();
+}

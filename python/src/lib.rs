@@ -474,6 +474,13 @@ fn generate<'py>(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let b = self::board(board)?;
+    if !(2..=b.points()).contains(&max_stones) {
+        return Err(FanotbError::new_err(format!(
+            "max_stones {max_stones}: tables have 2 to {} stones on {}",
+            b.points(),
+            b.size_name()
+        )));
+    }
     let mut opts = match limit {
         Some(n) => fanotb::Options::rule_aware(fanotb::Limit::new(n).map_err(error)?),
         None => fanotb::Options::default(),

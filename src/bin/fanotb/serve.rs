@@ -47,8 +47,9 @@ pub struct ServeArgs {
     /// kept 64 below the open-file limit (`ulimit -n`). Example: 10000.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections: u64,
-    /// Seconds a client has to send a request's headers, and that an idle
-    /// connection is kept. Example: 5.
+    /// Seconds a client has to send a request's headers, that an idle
+    /// connection is kept, and that a client may take no bytes of an answer.
+    /// Example: 5.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_timeout: u64,
     /// Seconds a request may run before it is answered 503; on Ctrl-C, requests
@@ -61,6 +62,9 @@ pub struct ServeArgs {
 
 /// Largest request body accepted: the API takes none.
 const MAX_BODY: usize = 1024;
+/// A connection's read buffer at most (hyper's default is 400 KiB): a request of
+/// the API is a few hundred bytes, so thousands of connections stay small.
+const MAX_READ_BUFFER: usize = 16 << 10;
 /// Descriptors kept free below the open-file limit: the tables, the listener, and
 /// a connection refused at the cap.
 const SPARE_FILES: u64 = 64;
@@ -146,11 +150,18 @@ async fn run(listener: TcpListener, app: Router, limits: &Limits) {
             refuse(stream);
             continue;
         };
+        // A client that takes no bytes of an answer for as long as it may take to
+        // send its headers is dropped: a reader that never reads holds nothing.
+        let mut io = tokio_io_timeout::TimeoutStream::new(stream);
+        io.set_write_timeout(Some(limits.header));
         let mut http = hyper::server::conn::http1::Builder::new();
         http.timer(TokioTimer::new())
-            .header_read_timeout(limits.header);
-        let conn =
-            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+            .header_read_timeout(limits.header)
+            .max_buf_size(MAX_READ_BUFFER);
+        let conn = http.serve_connection(
+            TokioIo::new(Box::pin(io)),
+            TowerToHyperService::new(app.clone()),
+        );
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             // A client that goes away or sends garbage ends its connection only.
