@@ -76,6 +76,8 @@ fn probe_error(e: ProbeError) -> c_int {
         ProbeError::Table(TableError::Missing { .. }) => FANOTB_EMISSING,
         ProbeError::GameOver(_) => FANOTB_EOVER,
         ProbeError::Table(_) | ProbeError::NotADirectory(_) => FANOTB_EDAMAGED,
+        // The C ABI asks under no vela.
+        ProbeError::Vela(_) => FANOTB_EARG,
     };
     fail(code, e)
 }

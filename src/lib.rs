@@ -164,12 +164,14 @@
 
 // The modules are private: the public API is the re-export block below, so that
 // internal reshaping never breaks an engine that links fanotb.
+mod analysis;
 mod board;
 mod bytes;
 mod certificate;
 mod check;
 mod depths;
 mod durable;
+mod game;
 mod index;
 mod limit;
 mod movegen;
@@ -177,24 +179,28 @@ mod position;
 mod probe;
 mod proof;
 mod query;
+mod record;
 mod retro;
 mod rules;
 mod solve;
 mod sys;
 mod table;
 mod value;
+mod vela;
 mod verify;
 
 pub mod ffi;
 
+pub use analysis::{AnalysedMove, Analysis, AnalysisError, Mistake, analyse};
 pub use board::{Board, BoardError};
 pub use certificate::{Certificate, CertificateError, Claim, Entry, Part};
 pub use check::{CheckError, CheckOptions, CheckReport, check_proof};
 pub use depths::DepthHistogram;
 pub use durable::LockError;
+pub use game::{End, Game, GameError, GameResult};
 pub use index::{Signature, SignatureError};
 pub use limit::{Limit, LimitError, Limited};
-pub use movegen::{Capture, DivideLine, Move, MoveError, Step, perft, perft_divide};
+pub use movegen::{Capture, DivideLine, Move, MoveError, Step, perft, perft_divide, perft_under};
 pub use position::{Color, Position, PositionError};
 pub use probe::{MoveValue, ProbeError, TableInfo, Tablebase, Value, best_count};
 pub use proof::{
@@ -202,6 +208,7 @@ pub use proof::{
     SearchProgress, prove,
 };
 pub use query::{ChartQuery, MAX_POSITION_TEXT, PositionQuery, QueryError};
+pub use record::{Record, RecordError};
 pub use retro::{BuildPlan, GenerateError, Observer, Options, TableReport, generate, plan_build};
 #[cfg(feature = "mpi")]
 pub use retro::{PairTraffic, TableSharing, generate_distributed};
@@ -210,6 +217,7 @@ pub use solve::{SMALL_BOARDS, SearchResult, Solution, SolveError, published, sol
 pub use sys::peak_rss;
 pub use table::{Stats, TableError};
 pub use value::{Outcome, Wdl};
+pub use vela::{Vela, VelaError};
 pub use verify::{VerifyReport, verify};
 
 /// Internals for fanotb's own tests and benches: the indexing scheme, the file

@@ -6,6 +6,7 @@ use thiserror::Error;
 
 use crate::board::{Board, bits, opposite};
 use crate::position::Position;
+use crate::rules::Rules;
 
 /// How a capturing step takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -246,18 +247,27 @@ impl Position {
                 });
             }
         } else {
-            for_each_paika(board, us, them, |_, p, q| {
-                moves.push(Move {
-                    from: p,
-                    steps: vec![Step {
-                        to: q,
-                        capture: None,
-                        taken: 0,
-                    }],
-                })
-            });
-            moves.sort_by_key(|m| (m.from, m.to()));
+            moves = self.quiet_moves();
         }
+        moves
+    }
+
+    /// Every single step to an empty neighbour, capturing nothing, sorted by the
+    /// points: the paikas, or under vela the vela side's moves even where a capture
+    /// is possible.
+    pub fn quiet_moves(&self) -> Vec<Move> {
+        let mut moves = Vec::new();
+        for_each_paika(self.board(), self.us(), self.them(), |_, p, q| {
+            moves.push(Move {
+                from: p,
+                steps: vec![Step {
+                    to: q,
+                    capture: None,
+                    taken: 0,
+                }],
+            })
+        });
+        moves.sort_by_key(|m| (m.from, m.to()));
         moves
     }
 
@@ -308,6 +318,39 @@ impl Position {
             text: text.to_string(),
             reason: self.why_illegal(&path, &moves),
         })
+    }
+
+    /// Parses a move in notation and checks it against the quiet moves alone (a
+    /// vela side's); `vela` says why a capture is refused.
+    pub(crate) fn parse_quiet_move(&self, text: &str, vela: &str) -> Result<Move, MoveError> {
+        let path = parse_notation(self.board(), text)?;
+        let illegal = |reason: String| MoveError::Illegal {
+            text: text.to_string(),
+            reason,
+        };
+        if path.len() > 2 || path.iter().any(|&(_, kind)| kind.is_some()) {
+            return Err(illegal(format!(
+                "{vela}: it plays single steps that capture nothing"
+            )));
+        }
+        let moves = self.quiet_moves();
+        if let Some(m) = moves.iter().find(|m| matches_path(m, &path)) {
+            return Ok(m.clone());
+        }
+        let (board, (from, _), (to, _)) = (self.board(), path[0], path[1]);
+        let name = |p: u8| board.point_name(p);
+        Err(illegal(if self.us() >> from & 1 == 0 {
+            format!("no {} stone on {}", self.turn().name(), name(from))
+        } else if board.direction(from, to).is_none() {
+            format!("no line joins {} and {}", name(from), name(to))
+        } else if moves.is_empty() {
+            format!(
+                "{} has no quiet move ({vela}): the game is over",
+                self.turn().name()
+            )
+        } else {
+            format!("{} is not empty", name(to))
+        }))
     }
 
     /// Applies a sequence of moves in notation.
@@ -464,6 +507,34 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     }
 }
 
+/// [`perft`] under `rules`: a vela side's moves are its quiet moves while the
+/// handicap holds (the no-capture limit does not change the moves).
+pub fn perft_under(pos: &Position, rules: Rules, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if rules.active_vela(pos.board()).is_none() {
+        return perft(pos, depth);
+    }
+    distinct_successors(pos, rules)
+        .into_iter()
+        .map(|(next, r)| perft_under(&next, r, depth - 1))
+        .sum()
+}
+
+/// The positions the legal moves under `rules` lead to, each once with its rules
+/// (moves to the same position take the same stones, so the same rules).
+fn distinct_successors(pos: &Position, rules: Rules) -> Vec<(Position, Rules)> {
+    let mut out: Vec<(Position, Rules)> = Vec::new();
+    for mv in rules.legal_moves(pos) {
+        let next = pos.apply(&mv);
+        if !out.iter().any(|(p, _)| *p == next) {
+            out.push((next, rules.after(pos, &mv)));
+        }
+    }
+    out
+}
+
 /// One line of `perft --divide`: a first move, the leaf count below it, and whether
 /// an earlier move already reached the same position (then it counts once, there).
 #[derive(Debug)]
@@ -477,12 +548,13 @@ pub struct DivideLine {
     pub same_as: Option<String>,
 }
 
-/// perft per first move; the total is the sum of the lines without `same_as`.
-pub fn perft_divide(pos: &Position, depth: u32) -> Vec<DivideLine> {
+/// perft per first move under `rules`; the total is the sum of the lines without
+/// `same_as`.
+pub fn perft_divide(pos: &Position, rules: Rules, depth: u32) -> Vec<DivideLine> {
     let board = pos.board();
     let mut seen: Vec<(Position, String)> = Vec::new();
     let mut out = Vec::new();
-    for mv in pos.legal_moves() {
+    for mv in rules.legal_moves(pos) {
         let next = pos.apply(&mv);
         let notation = mv.notation(board);
         let same_as = seen
@@ -492,7 +564,7 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<DivideLine> {
         let count = if depth == 0 {
             1
         } else {
-            perft(&next, depth - 1)
+            perft_under(&next, rules.after(pos, &mv), depth - 1)
         };
         if same_as.is_none() {
             seen.push((next, notation.clone()));

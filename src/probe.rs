@@ -16,6 +16,7 @@ use crate::position::{Color, Position};
 use crate::rules::Rules;
 use crate::table::{Stats, Table, TableError, packed_wdl};
 use crate::value::{Outcome, Wdl};
+use crate::vela::Vela;
 
 /// Why a probe has no answer.
 #[derive(Debug, Error)]
@@ -30,6 +31,10 @@ pub enum ProbeError {
     /// The table directory is not a directory.
     #[error("{} is not a directory", .0.display())]
     NotADirectory(PathBuf),
+    /// The position is under a vela that still holds: the tables value only the
+    /// normal game.
+    #[error("no tables for positions under vela yet: {0}, so it still plays quiet moves only")]
+    Vela(Vela),
 }
 
 /// Table slots per board: one per signature NvM, N and M below 64.
@@ -392,6 +397,7 @@ impl Tablebase {
     /// The position is over (a side has no stones), or its table is missing or
     /// damaged.
     pub fn value(&self, pos: &Position, rules: Rules) -> Result<Wdl, ProbeError> {
+        normal_game(pos, rules)?;
         match rules.limit() {
             None => {
                 let (t, i) = self.locate(pos, None)?;
@@ -407,6 +413,7 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::value`].
     pub fn probe(&self, pos: &Position, rules: Rules) -> Result<Value, ProbeError> {
+        normal_game(pos, rules)?;
         Ok(match rules.limit() {
             None => Value::Plain(self.outcome(pos)?),
             Some(limit) => Value::Limited {
@@ -438,11 +445,12 @@ impl Tablebase {
         if let Some(side) = pos.side_without_stones() {
             return Err(ProbeError::GameOver(side.name()));
         }
+        normal_game(pos, rules)?;
         if rules.at_limit() {
             return Ok(Vec::new());
         }
         let mut out = Vec::new();
-        for mv in pos.legal_moves() {
+        for mv in rules.legal_moves(pos) {
             let result = pos.apply(&mv);
             let value = match rules.limit() {
                 None if result.us() == 0 => Value::Plain(Outcome::Win(1)),
@@ -460,7 +468,7 @@ impl Tablebase {
                 },
             };
             out.push(MoveValue {
-                rules: rules.after(&mv),
+                rules: rules.after(pos, &mv),
                 mv,
                 value,
                 result,
@@ -492,7 +500,7 @@ impl Tablebase {
         if self.value(&cur, rules)? == Wdl::Draw {
             return Ok(line);
         }
-        while !cur.is_lost() {
+        while !rules.is_lost(&cur) {
             let step = self
                 .best_moves(&cur, rules)?
                 .into_iter()
@@ -505,6 +513,15 @@ impl Tablebase {
             }
         }
         Ok(line)
+    }
+}
+
+/// The tables value the normal game: a vela that still holds has none of its own
+/// yet (one that has ended is the normal game).
+fn normal_game(pos: &Position, rules: Rules) -> Result<(), ProbeError> {
+    match rules.active_vela(pos.board()) {
+        Some(v) => Err(ProbeError::Vela(v)),
+        None => Ok(()),
     }
 }
 

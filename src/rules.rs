@@ -1,14 +1,19 @@
 //! What a question is asked under: the plain game, or a no-capture limit with the
-//! counter of the position (docs/RULES.md, "The no-capture limit"). Validated once,
-//! here; every reader of the tables (the probe, the command line, the server, the
-//! game, the C ABI) takes a `Rules` and never checks a counter again.
+//! counter of the position (docs/RULES.md, "The no-capture limit"), and the vela
+//! handicap if one side plays it ("Vela"). Validated once, here; every reader of the
+//! tables (the probe, the command line, the server, the game, the C ABI) takes a
+//! `Rules` and never checks a counter again, and every player of moves asks it for
+//! the legal moves.
 
 use std::fmt;
 
 use thiserror::Error;
 
+use crate::board::Board;
 use crate::limit::{Limit, LimitError};
-use crate::movegen::Move;
+use crate::movegen::{Move, MoveError};
+use crate::position::Position;
+use crate::vela::Vela;
 
 /// The rules a position is valued under: plain (play that never ends is a draw), or
 /// a no-capture limit N with the counter c of plies since the last capture,
@@ -27,6 +32,7 @@ use crate::movegen::Move;
 pub struct Rules {
     limit: Option<Limit>,
     counter: u32,
+    vela: Option<Vela>,
 }
 
 /// Rules that cannot be asked under.
@@ -54,6 +60,7 @@ impl Rules {
     pub const PLAIN: Rules = Rules {
         limit: None,
         counter: 0,
+        vela: None,
     };
 
     /// Under the no-capture limit `limit`, `counter` plies after the last capture.
@@ -67,6 +74,7 @@ impl Rules {
         Ok(Rules {
             limit: Some(limit),
             counter,
+            vela: None,
         })
     }
 
@@ -94,16 +102,81 @@ impl Rules {
         self.counter
     }
 
-    /// The rules of the position after `mv`: under a limit the counter is 0 after a
-    /// capture and one more after a paika.
-    pub fn after(self, mv: &Move) -> Rules {
-        match self.limit {
-            None => self,
-            Some(_) if mv.is_capture() => Rules { counter: 0, ..self },
-            Some(_) => Rules {
-                counter: self.counter + 1,
-                ..self
-            },
+    /// These rules with `vela` playing the handicap (or none).
+    pub fn with_vela(self, vela: Option<Vela>) -> Rules {
+        Rules { vela, ..self }
+    }
+
+    /// The vela handicap, if a side plays it.
+    pub fn vela(self) -> Option<Vela> {
+        self.vela
+    }
+
+    /// The vela handicap, if it still holds on `board`.
+    pub fn active_vela(self, board: &'static Board) -> Option<Vela> {
+        self.vela.filter(|v| v.active(board))
+    }
+
+    /// Whether the side to move in `pos` plays vela now: quiet moves only.
+    pub fn quiet_only(self, pos: &Position) -> bool {
+        self.active_vela(pos.board())
+            .is_some_and(|v| v.side() == pos.turn())
+    }
+
+    /// Every legal move in `pos` under these rules, in [`Position::legal_moves`]'
+    /// order: a vela side's are its quiet moves.
+    pub fn legal_moves(self, pos: &Position) -> Vec<Move> {
+        if self.quiet_only(pos) {
+            pos.quiet_moves()
+        } else {
+            pos.legal_moves()
+        }
+    }
+
+    /// Whether the side to move has lost: no stones, or no legal move under these
+    /// rules (a vela side with no quiet step has none).
+    pub fn is_lost(self, pos: &Position) -> bool {
+        if self.quiet_only(pos) {
+            pos.us() == 0 || pos.quiet_moves().is_empty()
+        } else {
+            pos.is_lost()
+        }
+    }
+
+    /// Parses a move in notation and checks it against the legal moves under these
+    /// rules; a vela side's capture is refused with the reason.
+    ///
+    /// # Errors
+    /// Malformed notation, or a move that is not legal here.
+    pub fn parse_move(self, pos: &Position, text: &str) -> Result<Move, MoveError> {
+        match self.active_vela(pos.board()) {
+            Some(v) if v.side() == pos.turn() => pos.parse_quiet_move(
+                text,
+                &format!(
+                    "{} plays vela until it has lost {} stones ({} so far)",
+                    v.side().name(),
+                    Vela::stones_to_lose(pos.board()),
+                    v.lost()
+                ),
+            ),
+            _ => pos.parse_move(text),
+        }
+    }
+
+    /// The rules of the position after `mv` is played in `pos`: under a limit the
+    /// counter is 0 after a capture and one more after a paika; under vela a
+    /// capture of the vela side's stones adds to its stones lost.
+    pub fn after(self, pos: &Position, mv: &Move) -> Rules {
+        let vela = self.vela.map(|v| v.after(pos, mv));
+        let counter = match self.limit {
+            None => 0,
+            Some(_) if mv.is_capture() => 0,
+            Some(_) => self.counter + 1,
+        };
+        Rules {
+            counter,
+            vela,
+            ..self
         }
     }
 
@@ -120,16 +193,22 @@ impl From<Limit> for Rules {
         Rules {
             limit: Some(limit),
             counter: 0,
+            vela: None,
         }
     }
 }
 
-/// `plain`, or `no-capture limit 60, counter 12`.
+/// `plain`, or `no-capture limit 60, counter 12`, then `, vela for White, 3 stones
+/// lost` under vela.
 impl fmt::Display for Rules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.limit {
-            None => f.write_str("plain"),
-            Some(n) => write!(f, "no-capture limit {n}, counter {}", self.counter),
+            None => f.write_str("plain")?,
+            Some(n) => write!(f, "no-capture limit {n}, counter {}", self.counter)?,
+        }
+        match self.vela {
+            Some(v) => write!(f, ", {v}"),
+            None => Ok(()),
         }
     }
 }
@@ -173,11 +252,11 @@ mod tests {
         let capture = start.legal_moves().into_iter().next().unwrap();
         assert!(capture.is_capture());
         let r = Rules::no_capture_limit(Limit::new(10).unwrap(), 4).unwrap();
-        assert_eq!(r.after(&capture).counter(), 0);
+        assert_eq!(r.after(&start, &capture).counter(), 0);
         let quiet = "B4/5/4W w".parse::<Position>().unwrap();
         let paika = quiet.legal_moves().into_iter().next().unwrap();
         assert!(!paika.is_capture());
-        assert_eq!(r.after(&paika).counter(), 5);
-        assert_eq!(Rules::PLAIN.after(&paika), Rules::PLAIN);
+        assert_eq!(r.after(&quiet, &paika).counter(), 5);
+        assert_eq!(Rules::PLAIN.after(&quiet, &paika), Rules::PLAIN);
     }
 }

@@ -45,7 +45,7 @@ fn perft_data_confirmed_by_naive_generator() {
 #[test]
 fn divide_sums_to_perft() {
     let pos = Position::parse_arg("start").unwrap();
-    let lines = perft_divide(&pos, 4);
+    let lines = perft_divide(&pos, fanotb::Rules::PLAIN, 4);
     assert_eq!(lines.len(), 5);
     let total: u64 = lines
         .iter()

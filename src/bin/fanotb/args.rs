@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
-use fanotb::{Board, Limit, Position, ProbeError, ProveError, Rules, TableError};
+use fanotb::{Board, Color, Limit, Position, ProbeError, ProveError, Rules, TableError, Vela};
 
 #[derive(Args)]
 pub struct TablesArg {
@@ -53,6 +53,46 @@ impl RulesArgs {
             self.no_capture_limit.map(|n| n.plies().into()),
             self.counter,
         )?)
+    }
+}
+
+/// A side, as options name it.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Side {
+    White,
+    Black,
+}
+
+impl From<Side> for Color {
+    fn from(s: Side) -> Color {
+        match s {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        }
+    }
+}
+
+/// The vela handicap (docs/RULES.md, "Vela").
+#[derive(Args)]
+pub struct VelaArgs {
+    /// The side that plays vela: single quiet steps only, capturing nothing, until it
+    /// has lost 17 stones on tsivy (all but five of its start stones elsewhere).
+    #[arg(long, value_enum)]
+    pub vela: Option<Side>,
+    /// Stones the vela side has lost so far (default: those it is missing from the
+    /// board's start). Example: 3.
+    #[arg(long, requires = "vela")]
+    pub vela_lost: Option<u32>,
+}
+
+impl VelaArgs {
+    /// `rules` with the vela asked for, checked against the position.
+    pub fn apply(&self, rules: Rules, pos: &Position) -> Result<Rules> {
+        let vela = match self.vela {
+            Some(side) => Some(Vela::at(pos, side.into(), self.vela_lost)?),
+            None => None,
+        };
+        Ok(rules.with_vela(vela))
     }
 }
 

@@ -310,3 +310,69 @@ pub fn plot(tb: &Tablebase, tables: &[TableInfo], out: &Path) -> Result<Vec<Path
     }
     Ok(written)
 }
+
+/// The value of a game for White along its plies (1 won, 0 drawn, -1 lost; a gap
+/// where no table covers the position), with its mistakes marked.
+pub struct GameChart {
+    pub title: String,
+    /// For each position from the start, White's value if the tables cover it.
+    pub values: Vec<Option<i8>>,
+    /// The plies (from 1) of the moves that changed the result.
+    pub mistakes: Vec<usize>,
+}
+
+impl Chart for GameChart {
+    fn size(&self) -> (u32, u32) {
+        (900, 360)
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        root.fill(&WHITE)?;
+        let plies = self.values.len().saturating_sub(1).max(1) as f64;
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, (FONT, 20))
+            .margin(14)
+            .x_label_area_size(40)
+            .y_label_area_size(110)
+            .build_cartesian_2d(0f64..plies, -1.3f64..1.3f64)?;
+        chart
+            .configure_mesh()
+            .y_labels(3)
+            .y_label_formatter(&|y| match y.round() as i8 {
+                1 => "White wins".into(),
+                -1 => "Black wins".into(),
+                _ => "draw".into(),
+            })
+            .x_desc("ply")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .label_style((FONT, 14))
+            .draw()?;
+        // One step line a covered stretch: a position holds its value until the next.
+        let mut run: Vec<(f64, f64)> = Vec::new();
+        let mut runs = Vec::new();
+        for (ply, v) in self.values.iter().enumerate() {
+            match v {
+                Some(v) => {
+                    let (x, y) = (ply as f64, f64::from(*v));
+                    if let Some(&(_, last)) = run.last() {
+                        run.push((x, last));
+                    }
+                    run.push((x, y));
+                }
+                None => runs.push(std::mem::take(&mut run)),
+            }
+        }
+        runs.push(run);
+        for r in runs.into_iter().filter(|r| !r.is_empty()) {
+            chart.draw_series(LineSeries::new(r, BLUE.stroke_width(2)))?;
+        }
+        chart.draw_series(self.mistakes.iter().filter_map(|&ply| {
+            let v = self.values.get(ply).copied().flatten()?;
+            Some(Circle::new((ply as f64, f64::from(v)), 6, LOSS.filled()))
+        }))?;
+        Ok(())
+    }
+}

@@ -1,22 +1,18 @@
 //! `game`: a person plays one side in the terminal, the tables play the other
 //! perfectly. Moves are read a line at a time from stdin, so a script can play too.
+//! The game follows the rules to its end (no stones, no move, the third repetition,
+//! the no-capture limit), and `--record` keeps its record after every move.
 
-use std::fmt::Write as _;
 use std::io::BufRead;
+use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
-use fanotb::{Color, Move, Position, Rules, Tablebase, Value, Wdl};
+use fanotb::{Color, End, Game, GameResult, Move, Position, Record, Tablebase, Value, Wdl};
 
-use crate::args::{Result, RulesArgs, TablesArg};
+use crate::args::{Result, RulesArgs, Side, TablesArg, VelaArgs};
 use crate::output::emit;
 use crate::probe::MoveJson;
-
-#[derive(Clone, Copy, ValueEnum)]
-pub enum Side {
-    White,
-    Black,
-}
 
 #[derive(Args)]
 pub struct GameArgs {
@@ -25,40 +21,44 @@ pub struct GameArgs {
     /// The side you play; the tables play the other (default: the side to move).
     #[arg(long, value_enum)]
     pub side: Option<Side>,
+    /// Write the game's record here (docs/FORMAT.md, "Game records"), rewritten
+    /// whole after every move. Example: game.fanrec.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]
+    pub vela: VelaArgs,
+    #[command(flatten)]
     pub tables: TablesArg,
-}
-
-/// How a game ended.
-enum End {
-    /// The side to move has no stone or no move.
-    Lost(Color),
-    /// The no-capture counter reached the limit.
-    Drawn,
-    /// The player quit (or stdin ended).
-    Stopped,
 }
 
 const HELP: &str = "type a move (like d2-e3A), `moves` for every move with its value, \
 `best` for the tables' move, or `quit`";
 
 pub fn game(a: GameArgs) -> Result<()> {
-    let rules = a.rules.rules()?;
     let tb = Tablebase::open(&a.tables.dir)?;
     let start = Position::parse_arg(&a.position)?;
-    let you = match a.side {
-        Some(Side::White) => Color::White,
-        Some(Side::Black) => Color::Black,
-        None => start.turn(),
+    let rules = a.vela.apply(a.rules.rules()?, &start)?;
+    let you = a.side.map_or(start.turn(), Color::from);
+    let mut game = Game::new(start, rules);
+    let tags = [(
+        if you == Color::White {
+            "White"
+        } else {
+            "Black"
+        },
+        "you",
+    )];
+    let save = |game: &Game, result: GameResult| -> Result<()> {
+        match &a.record {
+            Some(path) => Record::of_game(game, result, &tags)
+                .write(path)
+                .map_err(|e| format!("cannot write the record to {}: {e}", path.display()).into()),
+            None => Ok(()),
+        }
     };
-    let mut game = Game {
-        tb,
-        pos: start,
-        rules,
-        record: Vec::new(),
-    };
+    save(&game, GameResult::Unfinished)?;
     emit(&format!(
         "You play {}, the tables play {}: {HELP}.\n",
         you.name(),
@@ -66,25 +66,29 @@ pub fn game(a: GameArgs) -> Result<()> {
     ));
     let mut input = std::io::stdin().lock().lines();
     let end = loop {
-        if let Some(end) = game.over() {
-            break end;
+        if let Some(end) = game.end() {
+            break Some(end);
         }
-        emit(&format!("\n{}{}\n", game.pos.diagram(), game.status()?));
-        let mv = if game.pos.turn() == you {
+        emit(&format!(
+            "\n{}{}\n",
+            game.position().diagram(),
+            status(&tb, &game)?
+        ));
+        let mv = if game.position().turn() == you {
             emit("your move> ");
             let Some(line) = input.next().transpose()? else {
                 emit("\n");
-                break End::Stopped;
+                break None;
             };
             match line.trim() {
-                "quit" | "q" => break End::Stopped,
+                "quit" | "q" => break None,
                 "" => continue,
                 "moves" => {
-                    emit(&game.moves()?);
+                    emit(&moves(&tb, &game)?);
                     continue;
                 }
-                "best" => game.best()?,
-                text => match game.pos.parse_move(text) {
+                "best" => best(&tb, &game)?,
+                text => match game.rules().parse_move(game.position(), text) {
                     Ok(mv) => mv,
                     Err(e) => {
                         emit(&format!("{e}; {HELP}\n"));
@@ -93,157 +97,77 @@ pub fn game(a: GameArgs) -> Result<()> {
                 },
             }
         } else {
-            let mv = game.best()?;
-            emit(&format!("tables play {}\n", mv.notation(game.pos.board())));
+            let mv = best(&tb, &game)?;
+            emit(&format!(
+                "tables play {}\n",
+                mv.notation(game.position().board())
+            ));
             mv
         };
-        game.play(&mv);
+        game.play(&mv)?;
+        save(&game, GameResult::Unfinished)?;
     };
-    emit(&game.announce(&end, you));
+    let result = end.map_or(GameResult::Unfinished, End::result);
+    save(&game, result)?;
+    emit(&announce(&game, end, result, you));
     Ok(())
 }
 
-struct Game {
-    tb: Tablebase,
-    pos: Position,
-    /// The rules now: under a limit, the counter of the position.
-    rules: Rules,
-    record: Vec<String>,
+/// "tables: win in 49 for White", or under the limit with T and the counter.
+fn status(tb: &Tablebase, game: &Game) -> Result<String> {
+    let (pos, rules) = (game.position(), game.rules());
+    let side = pos.turn().name();
+    let value = tb.probe(pos, rules)?;
+    Ok(match value {
+        Value::Limited { .. } => {
+            let t = match (value.wdl(), value.depth()) {
+                (Wdl::Draw, _) | (_, None) => String::new(),
+                (_, Some(t)) => format!(", capture in {t}"),
+            };
+            let wdl = value.wdl().name();
+            format!("tables: {wdl}{t} for {side} ({rules})")
+        }
+        _ => format!("tables: {value} for {side}"),
+    })
 }
 
-impl Game {
-    fn over(&self) -> Option<End> {
-        if self.pos.is_lost() {
-            return Some(End::Lost(self.pos.turn()));
-        }
-        self.rules.at_limit().then_some(End::Drawn)
-    }
-
-    /// "tables: win in 49 for White", or under the limit with T and the counter.
-    fn status(&self) -> Result<String> {
-        let side = self.pos.turn().name();
-        let value = self.tb.probe(&self.pos, self.rules)?;
-        Ok(match value {
-            Value::Limited { .. } => {
-                let t = match (value.wdl(), value.depth()) {
-                    (Wdl::Draw, _) | (_, None) => String::new(),
-                    (_, Some(t)) => format!(", capture in {t}"),
-                };
-                let wdl = value.wdl().name();
-                format!("tables: {wdl}{t} for {side} ({})", self.rules)
-            }
-            _ => format!("tables: {value} for {side}"),
-        })
-    }
-
-    /// Every move with its value for the mover, best first.
-    fn moves(&self) -> Result<String> {
-        // Listed as `probe` lists them.
-        let moves = self.tb.moves(&self.pos, self.rules)?;
-        Ok(MoveJson::list(&moves, &self.pos)
-            .iter()
-            .map(|m| format!("{m}\n"))
-            .collect())
-    }
-
-    /// The tables' move: the first of the best.
-    fn best(&self) -> Result<Move> {
-        let best = self
-            .tb
-            .best_moves(&self.pos, self.rules)?
-            .into_iter()
-            .next();
-        Ok(best.ok_or("no legal move")?.mv)
-    }
-
-    fn play(&mut self, mv: &Move) {
-        self.record.push(mv.notation(self.pos.board()));
-        self.rules = self.rules.after(mv);
-        self.pos = self.pos.apply(mv);
-    }
-
-    /// The result, who won, and the record in notation with move numbers.
-    fn announce(&self, end: &End, you: Color) -> String {
-        let (text, score) = match end {
-            End::Lost(loser) => {
-                let winner = loser.other();
-                let who = if winner == you {
-                    "you win"
-                } else {
-                    "the tables win"
-                };
-                let why = if self.pos.us() == 0 {
-                    "has no stones"
-                } else {
-                    "has no move"
-                };
-                let score = match winner {
-                    Color::White => "1-0",
-                    Color::Black => "0-1",
-                };
-                (
-                    format!(
-                        "game over: {} {why}, {} wins ({who})",
-                        loser.name(),
-                        winner.name()
-                    ),
-                    score,
-                )
-            }
-            End::Drawn => (
-                "game over: drawn, the no-capture counter reached the limit".into(),
-                "1/2-1/2",
-            ),
-            End::Stopped => ("game stopped".into(), "*"),
-        };
-        format!(
-            "\n{}{text}\nrecord: {}\n",
-            self.pos.diagram(),
-            record(self.start_turn(), &self.record, score)
-        )
-    }
-
-    /// Who moved first: the side to move now, or its opponent after an odd number
-    /// of plies.
-    fn start_turn(&self) -> Color {
-        match self.record.len() % 2 {
-            0 => self.pos.turn(),
-            _ => self.pos.turn().other(),
-        }
-    }
+/// Every move with its value for the mover, best first, as `probe` lists them.
+fn moves(tb: &Tablebase, game: &Game) -> Result<String> {
+    let moves = tb.moves(game.position(), game.rules())?;
+    Ok(MoveJson::list(&moves, game.position())
+        .iter()
+        .map(|m| format!("{m}\n"))
+        .collect())
 }
 
-/// `1. e1-f2 a3-b2 2. d1-e1 ... 1-0`; a game Black starts begins `1... a3-b2`.
-fn record(first: Color, moves: &[String], score: &str) -> String {
-    let mut out = String::new();
-    let offset = usize::from(first == Color::Black);
-    for (i, m) in moves.iter().enumerate() {
-        let ply = i + offset;
-        if ply % 2 == 0 {
-            write!(out, "{}. ", ply / 2 + 1).expect("writes to a String");
-        } else if i == 0 {
-            out.push_str("1... ");
-        }
-        write!(out, "{m} ").expect("writes to a String");
-    }
-    out + score
+/// The tables' move: the first of the best.
+fn best(tb: &Tablebase, game: &Game) -> Result<Move> {
+    let best = tb
+        .best_moves(game.position(), game.rules())?
+        .into_iter()
+        .next();
+    Ok(best.ok_or("no legal move")?.mv)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn records_number_the_moves_from_whoever_starts() {
-        let m = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            record(Color::White, &m(&["a1-b1", "c3-c2", "b1-b2"]), "1-0"),
-            "1. a1-b1 c3-c2 2. b1-b2 1-0"
-        );
-        assert_eq!(
-            record(Color::Black, &m(&["c3-c2", "b1-b2", "c2-c1"]), "*"),
-            "1... c3-c2 2. b1-b2 c2-c1 *"
-        );
-        assert_eq!(record(Color::White, &[], "*"), "*");
-    }
+/// How the game ended, who won, and its record.
+fn announce(game: &Game, end: Option<End>, result: GameResult, you: Color) -> String {
+    let text = match end {
+        Some(end) => {
+            let who = match result {
+                GameResult::Won(w) if w == you => " (you win)",
+                GameResult::Won(_) => " (the tables win)",
+                _ => "",
+            };
+            format!("game over: {end}{who}")
+        }
+        None => "game stopped".into(),
+    };
+    let record = Record::of_game(game, result, &[]).to_string();
+    // The moves and the result: the record's last paragraph.
+    let moves = record.rsplit("\n\n").next().unwrap_or(&record).trim_end();
+    format!(
+        "\n{}{text}\nrecord: {}\n",
+        game.position().diagram(),
+        moves.replace('\n', " ")
+    )
 }

@@ -2,6 +2,7 @@
 //! reports. One module per group of subcommands; each subcommand is one function
 //! that returns a report (`Serialize` for `--json`, `Display` for text).
 
+mod analyse;
 mod args;
 mod build_report;
 mod charts;
@@ -56,9 +57,15 @@ enum Command {
     /// Play a side against the tables in the terminal: they answer with perfect
     /// play; the result and the record are printed at the end.
     #[command(
-        after_help = "Examples:\n  fanotb game \"9/9/B8/9/3WW3B w\"\n  fanotb game \"9/9/B8/9/3WW3B w\" --side black --no-capture-limit 60"
+        after_help = "Examples:\n  fanotb game \"9/9/B8/9/3WW3B w\" --record game.fanrec\n  fanotb game \"9/9/B8/9/3WW3B w\" --side black --no-capture-limit 60"
     )]
     Game(game::GameArgs),
+    /// Replay a game record against the tables: the value before and after every
+    /// move, the mistakes with the best move, the slow wins, and how the game ended.
+    #[command(
+        after_help = "Examples:\n  fanotb analyse game.fanrec\n  fanotb analyse game.fanrec --json --chart game-chart"
+    )]
+    Analyse(analyse::AnalyseArgs),
     /// Count leaf positions at a depth (moves reaching the same position count once).
     #[command(after_help = "Example: fanotb perft start 3 --divide")]
     Perft(rules::PerftArgs),
@@ -160,6 +167,7 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Serve(a) => serve::serve(a)?,
         Command::Game(_) if json => return Err("game is interactive: it has no --json".into()),
         Command::Game(a) => game::game(a)?,
+        Command::Analyse(a) => print(&analyse::analyse_command(a)?, json),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut out = Vec::new();

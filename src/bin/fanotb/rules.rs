@@ -6,9 +6,9 @@ use clap::Args;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
-use fanotb::{Move, Position, perft, perft_divide};
+use fanotb::{Game, Move, Position, Rules, perft_divide, perft_under};
 
-use crate::args::Result;
+use crate::args::{Result, VelaArgs};
 
 #[derive(Args)]
 pub struct ShowArgs {
@@ -53,6 +53,8 @@ pub fn show(a: ShowArgs) -> Result<ShowReport> {
 pub struct MovesArgs {
     /// Position text, `start` or `start:WxH`. Example: "9/9/3BB4/9/2W1B4 w".
     pub position: String,
+    #[command(flatten)]
+    pub vela: VelaArgs,
 }
 
 /// A move as `moves` lists it.
@@ -122,9 +124,15 @@ impl fmt::Display for MovesReport {
 
 pub fn moves(a: MovesArgs) -> Result<MovesReport> {
     let pos = Position::parse_arg(&a.position)?;
+    let rules = a.vela.apply(Rules::PLAIN, &pos)?;
+    let moves = rules.legal_moves(&pos);
     Ok(MovesReport {
-        moves: pos.legal_moves(),
-        distinct_results: pos.successors().len(),
+        // Quiet moves all lead to different positions.
+        distinct_results: match rules.quiet_only(&pos) {
+            true => moves.len(),
+            false => pos.successors().len(),
+        },
+        moves,
         pos,
     })
 }
@@ -136,6 +144,8 @@ pub struct PlayArgs {
     /// Moves in notation, played in turn. Example: d2-e3A c3-d2A.
     #[arg(required = true)]
     pub moves: Vec<String>,
+    #[command(flatten)]
+    pub vela: VelaArgs,
 }
 
 #[derive(Serialize)]
@@ -155,7 +165,11 @@ impl fmt::Display for PlayReport {
 
 pub fn play(a: PlayArgs) -> Result<PlayReport> {
     let pos = Position::parse_arg(&a.position)?;
-    let end = pos.play(a.moves.iter().map(String::as_str))?;
+    let mut game = Game::new(pos, a.vela.apply(Rules::PLAIN, &pos)?);
+    for m in &a.moves {
+        game.play_text(m)?;
+    }
+    let end = *game.position();
     Ok(PlayReport {
         position: pos.to_string(),
         moves: a.moves,
@@ -173,6 +187,8 @@ pub struct PerftArgs {
     /// Count per first move.
     #[arg(long)]
     pub divide: bool,
+    #[command(flatten)]
+    pub vela: VelaArgs,
 }
 
 #[derive(Serialize)]
@@ -217,9 +233,10 @@ impl fmt::Display for PerftReport {
 
 pub fn perft_command(a: PerftArgs) -> Result<PerftReport> {
     let pos = Position::parse_arg(&a.position)?;
+    let rules = a.vela.apply(Rules::PLAIN, &pos)?;
     let start = std::time::Instant::now();
     let (divide, count) = if a.divide && a.depth > 0 {
-        let lines = perft_divide(&pos, a.depth);
+        let lines = perft_divide(&pos, rules, a.depth);
         let total = lines
             .iter()
             .filter(|l| l.same_as.is_none())
@@ -235,7 +252,7 @@ pub fn perft_command(a: PerftArgs) -> Result<PerftReport> {
             .collect();
         (Some(lines), total)
     } else {
-        (a.divide.then(Vec::new), perft(&pos, a.depth))
+        (a.divide.then(Vec::new), perft_under(&pos, rules, a.depth))
     };
     Ok(PerftReport {
         position: pos.to_string(),

@@ -1,0 +1,161 @@
+//! A game's analysis against the tables: at every position they cover, the value
+//! for the mover before and after each move, the moves that changed the result
+//! (a win thrown to a draw or a loss, a draw thrown to a loss) and the slow wins,
+//! with the best move at each; and how the game ended by the rules.
+
+use thiserror::Error;
+
+use crate::game::{End, GameResult};
+use crate::movegen::Move;
+use crate::position::{Color, Position};
+use crate::probe::{ProbeError, Tablebase, Value, best_count};
+use crate::record::{Record, RecordError};
+use crate::rules::Rules;
+use crate::table::TableError;
+use crate::value::Wdl;
+
+/// A move that changed the game's value for its mover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mistake {
+    /// A won position left drawn.
+    WinToDraw,
+    /// A won position left lost.
+    WinToLoss,
+    /// A drawn position left lost.
+    DrawToLoss,
+}
+
+impl Mistake {
+    /// `win-to-draw`, `win-to-loss`, `draw-to-loss`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mistake::WinToDraw => "win-to-draw",
+            Mistake::WinToLoss => "win-to-loss",
+            Mistake::DrawToLoss => "draw-to-loss",
+        }
+    }
+
+    /// The mistake of a move from a position worth `before` to one worth `after`,
+    /// both for the mover; `None` if the move kept or improved the value.
+    pub fn of(before: Wdl, after: Wdl) -> Option<Mistake> {
+        match (before, after) {
+            (Wdl::Win, Wdl::Draw) => Some(Mistake::WinToDraw),
+            (Wdl::Win, Wdl::Loss) => Some(Mistake::WinToLoss),
+            (Wdl::Draw, Wdl::Loss) => Some(Mistake::DrawToLoss),
+            _ => None,
+        }
+    }
+}
+
+/// One move of an analysed game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalysedMove {
+    /// The ply, from 1.
+    pub ply: usize,
+    /// Who played it.
+    pub mover: Color,
+    /// The move.
+    pub mv: Move,
+    /// The position it was played in, with its rules.
+    pub position: Position,
+    /// The rules of that position.
+    pub rules: Rules,
+    /// The position's value for the mover, where the tables cover it.
+    pub before: Option<Value>,
+    /// The value for the mover after the move, where the tables cover the position
+    /// it leads to (a move that takes the last stone wins).
+    pub after: Option<Wdl>,
+    /// Whether the move changed the result.
+    pub mistake: Option<Mistake>,
+    /// A win kept, but not by a best move (a slower win, or a later capture under
+    /// the limit).
+    pub slow: bool,
+    /// The tables' best move, at a mistake or a slow win.
+    pub best: Option<Move>,
+}
+
+/// A game's analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// The result the record gives.
+    pub result: GameResult,
+    /// How the game ended by the rules; `None` if it did not (a resignation, an
+    /// agreed draw, an unfinished game).
+    pub end: Option<End>,
+    /// Every move, in order.
+    pub moves: Vec<AnalysedMove>,
+}
+
+/// A game that cannot be analysed.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum AnalysisError {
+    /// The record cannot be read or replayed.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// A table is damaged or unreadable.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+}
+
+/// Replays `record` by the rules and values each move from the tables of `tb`.
+/// Positions no table covers (too many stones, a missing table, a vela that still
+/// holds) have no value; a damaged table is an error, never a wrong value.
+///
+/// # Errors
+/// A record that does not replay; a damaged or unreadable table.
+pub fn analyse(tb: &Tablebase, record: &Record) -> Result<Analysis, AnalysisError> {
+    let game = record.replay()?;
+    let positions = game.positions();
+    let mut moves = Vec::with_capacity(game.moves().len());
+    for (i, mv) in game.moves().iter().enumerate() {
+        let (pos, rules) = positions[i];
+        let (next, next_rules) = positions[i + 1];
+        let before = covered(tb.probe(&pos, rules))?;
+        let after = match next.us() {
+            0 => Some(Wdl::Win),
+            _ => covered(tb.value(&next, next_rules))?.map(Wdl::flipped),
+        };
+        let mistake = before.zip(after).and_then(|(b, a)| Mistake::of(b.wdl(), a));
+        let (mut slow, mut best) = (false, None);
+        let asked = mistake.is_some() || before.is_some_and(|b| b.wdl() == Wdl::Win);
+        if let Some(values) = asked
+            .then(|| covered(tb.moves(&pos, rules)))
+            .transpose()?
+            .flatten()
+        {
+            let n = best_count(&values);
+            let played = values.iter().position(|m| m.mv == *mv);
+            slow = mistake.is_none() && played.is_some_and(|p| p >= n);
+            if mistake.is_some() || slow {
+                best = values.first().map(|m| m.mv.clone());
+            }
+        }
+        moves.push(AnalysedMove {
+            ply: i + 1,
+            mover: pos.turn(),
+            mv: mv.clone(),
+            position: pos,
+            rules,
+            before,
+            after,
+            mistake,
+            slow,
+            best,
+        });
+    }
+    Ok(Analysis {
+        result: record.result(),
+        end: game.end(),
+        moves,
+    })
+}
+
+/// A probe's answer, or `None` where the tables do not cover the position.
+fn covered<T>(r: Result<T, ProbeError>) -> Result<Option<T>, ProbeError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(ProbeError::Table(TableError::Missing { .. }) | ProbeError::Vela(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,217 @@
+//! `analyse`: a game record replayed against the tables, move by move: the value
+//! before and after each move for its mover, the mistakes with the best move, the
+//! slow wins, and how the game ended by the rules.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Serialize;
+
+use fanotb::{AnalysedMove, Analysis, Color, Record, Tablebase, Value, Wdl, analyse};
+
+use crate::args::{Result, TablesArg};
+use crate::charts::{Chart, GameChart};
+
+/// Largest record read: a game of tens of thousands of plies fits many times.
+pub const MAX_RECORD_BYTES: u64 = 4 << 20;
+
+#[derive(Args)]
+pub struct AnalyseArgs {
+    /// The game record (docs/FORMAT.md, "Game records"), or `-` for stdin.
+    /// Example: game.fanrec.
+    pub record: PathBuf,
+    /// Also draw the value along the game as a chart: FILE.svg and FILE.png.
+    /// Example: game-chart.
+    #[arg(long)]
+    pub chart: Option<PathBuf>,
+    #[command(flatten)]
+    pub tables: TablesArg,
+}
+
+/// One move as `analyse` reports it.
+#[derive(Serialize)]
+pub struct MoveLine {
+    ply: usize,
+    #[serde(rename = "move")]
+    notation: String,
+    mover: &'static str,
+    position: String,
+    /// The value for the mover before the move (null: no table covers it).
+    before: Option<&'static str>,
+    /// Plies to the end (or T under the limit) of `before`.
+    before_depth: Option<u32>,
+    /// The value for the mover after the move.
+    after: Option<&'static str>,
+    mistake: Option<&'static str>,
+    slow: bool,
+    best: Option<String>,
+}
+
+impl MoveLine {
+    pub fn new(m: &AnalysedMove) -> MoveLine {
+        let board = m.position.board();
+        MoveLine {
+            ply: m.ply,
+            notation: m.mv.notation(board),
+            mover: match m.mover {
+                Color::White => "white",
+                Color::Black => "black",
+            },
+            position: m.position.to_string(),
+            before: m.before.map(|v| v.wdl().name()),
+            before_depth: m.before.and_then(Value::depth),
+            after: m.after.map(Wdl::name),
+            mistake: m.mistake.map(|k| k.name()),
+            slow: m.slow,
+            best: m.best.as_ref().map(|b| b.notation(board)),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct AnalyseReport {
+    result: String,
+    /// How the game ended by the rules (null: it did not).
+    end: Option<&'static str>,
+    #[serde(skip)]
+    end_text: Option<String>,
+    moves: Vec<MoveLine>,
+}
+
+impl AnalyseReport {
+    pub fn new(a: &Analysis) -> AnalyseReport {
+        AnalyseReport {
+            result: a.result.to_string(),
+            end: a.end.map(|e| e.name()),
+            end_text: a.end.map(|e| e.to_string()),
+            moves: a.moves.iter().map(MoveLine::new).collect(),
+        }
+    }
+}
+
+/// `win in 29`, `draw`, `-` where no table covers the position.
+fn value_text(wdl: Option<&str>, depth: Option<u32>) -> String {
+    match (wdl, depth) {
+        (None, _) => "-".into(),
+        (Some(w), Some(d)) if w != "draw" => format!("{w} in {d}"),
+        (Some(w), _) => w.into(),
+    }
+}
+
+impl fmt::Display for AnalyseReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:>4}  {:<16} {:<14} {:<6} note",
+            "ply", "move", "before", "after"
+        )?;
+        for m in &self.moves {
+            let note = match (m.mistake, m.slow, &m.best) {
+                (Some(k), _, Some(b)) => format!("{k}, best {b}"),
+                (Some(k), _, None) => k.to_string(),
+                (None, true, Some(b)) => format!("slow win, best {b}"),
+                _ => String::new(),
+            };
+            let line = format!(
+                "{:>4}  {:<16} {:<14} {:<6} {note}",
+                m.ply,
+                m.notation,
+                value_text(m.before, m.before_depth),
+                m.after.unwrap_or("-"),
+            );
+            writeln!(f, "{}", line.trim_end())?;
+        }
+        let mistakes: Vec<String> = self
+            .moves
+            .iter()
+            .filter_map(|m| m.mistake.map(|k| format!("{} {} ({k})", m.ply, m.notation)))
+            .collect();
+        let slow = self.moves.iter().filter(|m| m.slow).count();
+        writeln!(
+            f,
+            "result {}; {}",
+            self.result,
+            match &self.end_text {
+                Some(e) => format!("by the rules: {e}"),
+                None => "the game did not end by the rules".into(),
+            }
+        )?;
+        let plural = |n: usize, one: &str, many: &str| match n {
+            1 => format!("1 {one}"),
+            n => format!("{n} {many}"),
+        };
+        let slow = plural(slow, "slow win", "slow wins");
+        match mistakes.len() {
+            0 => writeln!(f, "no mistakes, {slow}"),
+            n => writeln!(
+                f,
+                "{}: {}; {slow}",
+                plural(n, "mistake", "mistakes"),
+                mistakes.join(", ")
+            ),
+        }
+    }
+}
+
+pub fn analyse_command(a: AnalyseArgs) -> Result<AnalyseReport> {
+    let text = read_record(&a.record)?;
+    let record: Record = text.parse()?;
+    let tb = Tablebase::open(&a.tables.dir)?;
+    let analysis = analyse(&tb, &record)?;
+    if let Some(stem) = &a.chart {
+        game_chart(&analysis, &a.record.display().to_string()).write(stem)?;
+    }
+    Ok(AnalyseReport::new(&analysis))
+}
+
+/// The chart of White's value along the game.
+pub fn game_chart(a: &Analysis, name: &str) -> GameChart {
+    let white = |mover: Color, w: Wdl| {
+        let v = match w {
+            Wdl::Win => 1,
+            Wdl::Draw => 0,
+            Wdl::Loss => -1,
+        };
+        if mover == Color::White { v } else { -v }
+    };
+    let mut values: Vec<Option<i8>> = a
+        .moves
+        .iter()
+        .map(|m| m.before.map(|v| white(m.mover, v.wdl())))
+        .collect();
+    if let Some(last) = a.moves.last() {
+        values.push(last.after.map(|w| white(last.mover, w)));
+    }
+    GameChart {
+        title: format!("{name}: the value for White along the game"),
+        values,
+        // A mistake shows on the position it leads to.
+        mistakes: a
+            .moves
+            .iter()
+            .filter(|m| m.mistake.is_some())
+            .map(|m| m.ply)
+            .collect(),
+    }
+}
+
+/// The record's text, from a file or stdin, at most `MAX_RECORD_BYTES`.
+fn read_record(path: &PathBuf) -> Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    let what = path.display();
+    let read = if path.as_os_str() == "-" {
+        std::io::stdin()
+            .take(MAX_RECORD_BYTES + 1)
+            .read_to_string(&mut text)
+    } else {
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_RECORD_BYTES + 1).read_to_string(&mut text))
+    };
+    read.map_err(|e| format!("cannot read the record {what}: {e}"))?;
+    if text.len() as u64 > MAX_RECORD_BYTES {
+        return Err(format!("the record {what} is larger than {MAX_RECORD_BYTES} bytes").into());
+    }
+    Ok(text)
+}
