@@ -174,6 +174,7 @@ mod durable;
 mod game;
 mod index;
 mod limit;
+mod manifest;
 mod movegen;
 mod position;
 mod probe;
@@ -200,6 +201,7 @@ pub use durable::LockError;
 pub use game::{End, Game, GameError, GameResult};
 pub use index::{Signature, SignatureError};
 pub use limit::{Limit, LimitError, Limited};
+pub use manifest::{Difference, Manifest, ManifestCheck, ManifestEntry, ManifestError};
 pub use movegen::{Capture, DivideLine, Move, MoveError, Step, perft, perft_divide, perft_under};
 pub use position::{Color, Position, PositionError};
 pub use probe::{MoveValue, ProbeError, TableInfo, Tablebase, Value, best_count};
@@ -207,7 +209,7 @@ pub use proof::{
     CheckpointError, CheckpointPlan, Limits, ProveError, ProveOptions, Proved, SearchOutcome,
     SearchProgress, prove,
 };
-pub use query::{ChartQuery, MAX_POSITION_TEXT, PositionQuery, QueryError};
+pub use query::{ChartQuery, GameQuery, MAX_POSITION_TEXT, PositionQuery, QueryError};
 pub use record::{Record, RecordError};
 pub use retro::{BuildPlan, GenerateError, Observer, Options, TableReport, generate, plan_build};
 #[cfg(feature = "mpi")]

@@ -5,6 +5,7 @@
 use thiserror::Error;
 
 use crate::board::{Board, BoardError};
+use crate::game::{Game, GameError};
 use crate::index::{Signature, SignatureError};
 use crate::limit::{Limit, LimitError};
 use crate::position::{Position, PositionError};
@@ -52,6 +53,24 @@ pub enum QueryError {
     /// The limit is out of range.
     #[error(transparent)]
     Limit(#[from] LimitError),
+    /// A move of a game cannot be played.
+    #[error("move {ply} ({text}): {source}")]
+    Move {
+        /// The ply, from 1.
+        ply: usize,
+        /// The move as given.
+        text: String,
+        /// Why it cannot be played.
+        source: GameError,
+    },
+}
+
+/// `start=TEXT[&moves=M1+M2+...][&limit=N[&counter=C]]`: a game from a start
+/// position, its moves in notation separated by spaces, replayed by the rules.
+#[derive(Clone, Debug)]
+pub struct GameQuery {
+    /// The game, every move played.
+    pub game: Game,
 }
 
 /// `position=TEXT[&limit=N[&counter=C]]`: a position and the rules to ask under.
@@ -134,14 +153,51 @@ impl PositionQuery {
             return Err(QueryError::TooLong);
         }
         let position = Position::parse_arg(&text)?;
-        let limit = f.number(1, "limit")?;
-        let counter = f.number(2, "counter")?;
-        let rules = Rules::from_request(limit, counter).map_err(|e| match e {
-            RulesError::CounterWithoutLimit => QueryError::CounterWithoutLimit,
-            e => QueryError::Rules(e),
-        })?;
+        let rules = rules(f.number(1, "limit")?, f.number(2, "counter")?)?;
         Ok(PositionQuery { position, rules })
     }
+}
+
+impl GameQuery {
+    /// Parses the query string (without the `?`) and replays the game.
+    ///
+    /// ```
+    /// use fanotb::{End, GameQuery};
+    /// let q = GameQuery::parse("start=B4/5/4W+w&moves=e1-e2+a3-a2+e2-e1+a2-a3+e1-e2+a3-a2+e2-e1+a2-a3")?;
+    /// assert_eq!(q.game.end(), Some(End::Repetition));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`QueryError`] saying which field is wrong, or which move cannot be played.
+    pub fn parse(query: &str) -> Result<GameQuery, QueryError> {
+        let mut f = Fields::parse(query, ["start", "moves", "limit", "counter"])?;
+        let text = f.values[0].take().ok_or(QueryError::Missing("start"))?;
+        if text.len() > MAX_POSITION_TEXT {
+            return Err(QueryError::TooLong);
+        }
+        let start = Position::parse_arg(&text)?;
+        let rules = rules(f.number(2, "limit")?, f.number(3, "counter")?)?;
+        let mut game = Game::new(start, rules);
+        let moves = f.values[1].take().unwrap_or_default();
+        for (i, m) in moves.split_whitespace().enumerate() {
+            game.play_text(m).map_err(|source| QueryError::Move {
+                ply: i + 1,
+                text: m.to_string(),
+                source,
+            })?;
+        }
+        Ok(GameQuery { game })
+    }
+}
+
+/// The rules a limit and a counter ask for.
+fn rules(limit: Option<u64>, counter: Option<u32>) -> Result<Rules, QueryError> {
+    Rules::from_request(limit, counter).map_err(|e| match e {
+        RulesError::CounterWithoutLimit => QueryError::CounterWithoutLimit,
+        e => QueryError::Rules(e),
+    })
 }
 
 impl ChartQuery {

@@ -198,6 +198,12 @@ fn the_web_board_shows_values_and_plays_a_clicked_move() {
     d.wait_for("#position", "9/9/9/1B3W3/3W4B w");
     d.wait_for("#value", "White to move: win in 47");
 
+    // The moves played make a game, with its record.
+    d.wait_for(
+        "#record",
+        "[Board \"9x5\"]\n[Start \"9/9/B8/9/3WW3B w\"]\n[Result \"*\"]\n\n1. e1-f2 a3-b2 *",
+    );
+
     // The principal line, and the tables with their charts.
     d.click("#line");
     d.wait_for("#line-moves li", "d1-e1");
@@ -218,4 +224,45 @@ fn the_web_board_shows_values_and_plays_a_clicked_move() {
         "page {page} px in a {window} px window"
     );
     d.screenshot("board-phone.png");
+    d.call(
+        "POST",
+        "/window/rect",
+        json!({"width": 1200, "height": 900}),
+    );
+
+    // The game's record on the analysis page.
+    d.click("#analyse");
+    d.wait_for(
+        "#summary",
+        "result *; the game did not end by the rules; 0 mistakes, 0 slow wins",
+    );
+    assert_eq!(d.elements("#plies tr").len(), 3, "a header and two plies");
+    assert_eq!(d.elements("#chart polyline").len(), 1);
+    d.screenshot("analyse.png");
+
+    // Back and forth: the third time the position comes, the game is drawn.
+    d.call(
+        "POST",
+        "/url",
+        json!({"url": format!("{}/?position=9/9/B8/9/8W%20w", server.base)}),
+    );
+    d.wait_for("#value", "White to move: draw");
+    let steps = [
+        ("i1-i2", "9/9/B8/8W/9 b"),
+        ("a3-a2", "9/9/9/B7W/9 w"),
+        ("i2-i1", "9/9/9/B8/8W b"),
+        ("a2-a3", "9/9/B8/9/8W w"),
+    ];
+    for (m, after) in steps.repeat(2) {
+        d.click(&format!("#moves li[data-move='{m}']"));
+        d.wait_for("#position", after);
+    }
+    d.wait_for(
+        "#end",
+        "game over: drawn by the third repetition of the position",
+    );
+    d.wait_for(
+        "#moves li",
+        "game over: drawn by the third repetition of the position",
+    );
 }

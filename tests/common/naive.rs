@@ -845,3 +845,46 @@ pub fn solve_whole_board(w: usize, h: usize, max_per_side: usize) -> WholeBoard 
         packed,
     }
 }
+
+/// The vela handicap, naively (docs/RULES.md, "Vela"): `side` plays paikas only,
+/// captures or not, while it has lost fewer than `to_lose` stones.
+#[derive(Clone, Copy, Debug)]
+pub struct NaiveVela {
+    pub side: u8,
+    pub lost: usize,
+    pub to_lose: usize,
+}
+
+/// The legal moves under `vela`, and the vela after each.
+pub fn vela_moves(p: &NaivePos, vela: NaiveVela) -> Vec<(NaiveMove, NaiveVela)> {
+    let holds = vela.lost < vela.to_lose;
+    let list = if holds && p.mover() == vela.side {
+        paika_moves(p)
+    } else {
+        moves(p)
+    };
+    list.into_iter()
+        .map(|m| {
+            let mut v = vela;
+            if p.mover() != vela.side {
+                v.lost += m.captured.len();
+            }
+            (m, v)
+        })
+        .collect()
+}
+
+/// perft under vela: moves reaching the same position count once.
+pub fn vela_perft(p: &NaivePos, vela: NaiveVela, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut seen = HashSet::new();
+    let mut total = 0;
+    for (m, v) in vela_moves(p, vela) {
+        if seen.insert(m.result.clone()) {
+            total += vela_perft(&m.result, v, depth - 1);
+        }
+    }
+    total
+}

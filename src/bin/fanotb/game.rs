@@ -7,6 +7,7 @@ use std::io::BufRead;
 use std::path::PathBuf;
 
 use clap::Args;
+use serde::Serialize;
 
 use fanotb::{Color, End, Game, GameResult, Move, Position, Record, Tablebase, Value, Wdl};
 
@@ -170,4 +171,31 @@ fn announce(game: &Game, end: Option<End>, result: GameResult, you: Color) -> St
         game.position().diagram(),
         moves.replace('\n', " ")
     )
+}
+
+/// A game as `/api/game` answers it: the position now, how the game ended by the
+/// rules if it has, and its record.
+#[derive(Serialize)]
+pub struct GameReport {
+    position: String,
+    plies: usize,
+    end: Option<&'static str>,
+    end_text: Option<String>,
+    result: String,
+    record: String,
+}
+
+impl GameReport {
+    pub fn new(game: &Game) -> GameReport {
+        let end = game.end();
+        let result = end.map_or(GameResult::Unfinished, End::result);
+        GameReport {
+            position: game.position().to_string(),
+            plies: game.moves().len(),
+            end: end.map(End::name),
+            end_text: end.map(|e| e.to_string()),
+            result: result.to_string(),
+            record: Record::of_game(game, result, &[]).to_string(),
+        }
+    }
 }

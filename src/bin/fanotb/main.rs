@@ -92,9 +92,13 @@ enum Command {
     Stats(tables::StatsArgs),
     /// Check tables: checksums, then re-derive every entry from its successors.
     #[command(
-        after_help = "Examples:\n  fanotb verify\n  fanotb verify --signature 3v5 --sample 100000"
+        after_help = "Examples:\n  fanotb verify\n  fanotb verify --signature 3v5 --sample 100000\n  fanotb verify --manifest docs/MANIFEST.tsv --partial"
     )]
     Verify(tables::VerifyArgs),
+    /// Print the checksum manifest of a table directory: every table file's path,
+    /// size, stored xxh3 and SHA-256 (`verify --manifest` checks against it).
+    #[command(after_help = "Example: fanotb manifest --dir tables > tables.manifest")]
+    Manifest(tables::ManifestArgs),
     /// Solve a whole small board from its start position (or --position).
     #[command(after_help = "Examples:\n  fanotb solve 5x3\n  fanotb solve --all-small")]
     Solve(solve::SolveArgs),
@@ -156,11 +160,18 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Probe(a) => print(&probe::probe(a)?, json),
         Command::Line(a) => print(&probe::line(a)?, json),
         Command::Stats(a) => print(&tables::stats(a)?, json),
+        Command::Verify(a) if a.manifest.is_some() => {
+            let file = a.manifest.clone().expect("a manifest");
+            let report = tables::verify_manifest(&a, &file)?;
+            print(&report, json);
+            report.failure(json)?;
+        }
         Command::Verify(a) => {
             let report = tables::verify_command(a, json)?;
             print(&report, json);
             report.failure(json)?;
         }
+        Command::Manifest(a) => print(&tables::manifest(a)?, json),
         Command::Solve(a) => print(&solve::solve_command(a, json)?, json),
         Command::Prove(a) => print(&prove::prove_command(a, json)?, json),
         Command::CheckProof(a) => print(&prove::check_proof_command(a)?, json),

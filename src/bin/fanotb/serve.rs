@@ -11,7 +11,7 @@ use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use clap::Args;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -21,12 +21,12 @@ use tokio::sync::Semaphore;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
-use fanotb::{ChartQuery, PositionQuery, ProbeError, TableError, Tablebase};
+use fanotb::{ChartQuery, GameQuery, PositionQuery, ProbeError, Record, TableError, Tablebase};
 
 use crate::args::{Result, TablesArg, message};
 use crate::charts::{self, Chart};
 use crate::output::emit;
-use crate::{probe, tables};
+use crate::{analyse, game, probe, tables};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -60,8 +60,10 @@ pub struct ServeArgs {
     pub tables: TablesArg,
 }
 
-/// Largest request body accepted: the API takes none.
+/// Largest request body accepted: the API takes none, but for a record to analyse.
 const MAX_BODY: usize = 1024;
+/// Largest record `/api/analyse` takes: thousands of plies.
+const MAX_RECORD_BODY: usize = 64 << 10;
 /// A connection's read buffer at most (hyper's default is 400 KiB): a request of
 /// the API is a few hundred bytes, so thousands of connections stay small.
 const MAX_READ_BUFFER: usize = 16 << 10;
@@ -203,22 +205,29 @@ fn open_files_limit() -> Option<u64> {
 
 /// The routes: the API under `/api`, the web page and its assets at the root.
 pub fn router(tb: Shared, timeout: Duration) -> Router {
+    let records = Router::new()
+        .route("/api/analyse", post(analyse_handler))
+        .layer(RequestBodyLimitLayer::new(MAX_RECORD_BODY));
     Router::new()
         .route("/api/probe", get(probe_handler))
         .route("/api/line", get(line_handler))
+        .route("/api/game", get(game_handler))
         .route("/api/tables", get(tables_handler))
         .route("/charts/depths.svg", get(depths_chart_handler))
         .route("/charts/shares.svg", get(shares_chart_handler))
         .route("/", get(|| asset("index.html")))
         .route("/board.js", get(|| asset("board.js")))
         .route("/style.css", get(|| asset("style.css")))
+        .route("/analyse", get(|| asset("analyse.html")))
+        .route("/analyse.js", get(|| asset("analyse.js")))
+        .layer(RequestBodyLimitLayer::new(MAX_BODY))
+        .merge(records)
         .fallback(|uri: Uri| async move {
             ApiError(
                 StatusCode::NOT_FOUND,
                 format!("no such path: {}", uri.path()),
             )
         })
-        .layer(RequestBodyLimitLayer::new(MAX_BODY))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::SERVICE_UNAVAILABLE,
             timeout,
@@ -252,6 +261,11 @@ async fn asset(name: &str) -> Response {
         "index.html" => (include_str!("web/index.html"), "text/html; charset=utf-8"),
         "board.js" => (
             include_str!("web/board.js"),
+            "text/javascript; charset=utf-8",
+        ),
+        "analyse.html" => (include_str!("web/analyse.html"), "text/html; charset=utf-8"),
+        "analyse.js" => (
+            include_str!("web/analyse.js"),
             "text/javascript; charset=utf-8",
         ),
         _ => (include_str!("web/style.css"), "text/css; charset=utf-8"),
@@ -315,6 +329,24 @@ async fn line_handler(
     // A line is up to a few hundred probes: off the async workers.
     let line = blocking(move || probe::line_report(&q.position, &tb, q.rules)).await?;
     Ok(axum::Json(line))
+}
+
+/// `?start=TEXT&moves=M1+M2...`: the game replayed by the rules, how it ended if it
+/// has, and its record.
+async fn game_handler(RawQuery(q): RawQuery) -> Answer<game::GameReport> {
+    let q = GameQuery::parse(q.as_deref().unwrap_or("")).map_err(|e| bad_request(e.to_string()))?;
+    Ok(axum::Json(game::GameReport::new(&q.game)))
+}
+
+/// A record in the body: its analysis, as `analyse --json` prints it.
+async fn analyse_handler(State(tb): State<Shared>, body: String) -> Answer<analyse::AnalyseReport> {
+    let record: Record = body
+        .parse()
+        .map_err(|e: fanotb::RecordError| bad_request(e.to_string()))?;
+    // Up to thousands of plies, each a few probes: off the async workers.
+    let report =
+        blocking(move || Ok(analyse::AnalyseReport::new(&fanotb::analyse(&tb, &record)?))).await?;
+    Ok(axum::Json(report))
 }
 
 async fn tables_handler(State(tb): State<Shared>) -> Answer<tables::StatsReport> {

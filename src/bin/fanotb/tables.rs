@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{Board, Limit, Options, Signature, TableInfo, Tablebase, generate, verify};
+use fanotb::{
+    Board, Difference, Limit, Manifest, Options, Signature, TableInfo, Tablebase, generate, verify,
+};
 
 use crate::args::{Result, TablesArg};
 use crate::build_report::{GenerateReport, TableLine, table_name};
@@ -287,6 +289,19 @@ pub struct VerifyArgs {
     /// API, decoding no table: for tables too large to check whole. Example: 100000.
     #[arg(long)]
     pub sample: Option<u64>,
+    /// Instead, check the table files against a manifest (`fanotb manifest`): each
+    /// listed file present, of its size and checksum; no table is decoded.
+    /// Example: docs/MANIFEST.tsv.
+    #[arg(long, conflicts_with_all = ["signature", "sample"])]
+    pub manifest: Option<PathBuf>,
+    /// With --manifest: the directory and the manifest share only some tables;
+    /// those are checked, and the others are listed as missing or extra, not a
+    /// failure.
+    #[arg(long, requires = "manifest")]
+    pub partial: bool,
+    /// With --manifest: check every file's SHA-256 too (reads as fast as the disk).
+    #[arg(long, requires = "manifest")]
+    pub sha256: bool,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -397,5 +412,172 @@ pub fn verify_command(a: VerifyArgs, json: bool) -> Result<VerifyReport> {
         tables: reports.iter().map(line).collect(),
         ok: error.is_none(),
         error,
+    })
+}
+
+#[derive(Args)]
+pub struct ManifestArgs {
+    #[command(flatten)]
+    pub tables: TablesArg,
+}
+
+/// The manifest of a directory, printed as its text (or as JSON).
+#[derive(Serialize)]
+pub struct ManifestReport {
+    writer: String,
+    files: Vec<ManifestFile>,
+    #[serde(skip)]
+    text: String,
+}
+
+#[derive(Serialize)]
+struct ManifestFile {
+    path: String,
+    bytes: u64,
+    xxh3: String,
+    sha256: String,
+}
+
+impl fmt::Display for ManifestReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+pub fn manifest(a: ManifestArgs) -> Result<ManifestReport> {
+    let m = Manifest::of_dir(&a.tables.dir)?;
+    if m.entries.is_empty() {
+        return Err(format!("no table files under {}", a.tables.dir.display()).into());
+    }
+    let text = m.to_string();
+    let files = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            ManifestFile {
+                path: f[0].into(),
+                bytes: f[1].parse().expect("the manifest writes a size"),
+                xxh3: f[2].into(),
+                sha256: f[3].into(),
+            }
+        })
+        .collect();
+    Ok(ManifestReport {
+        writer: m.writer,
+        files,
+        text,
+    })
+}
+
+/// A directory checked against a manifest.
+#[derive(Serialize)]
+pub struct ManifestCheckReport {
+    matching: usize,
+    missing: Vec<String>,
+    extra: Vec<String>,
+    different: Vec<DifferentFile>,
+    ok: bool,
+    error: Option<String>,
+    #[serde(skip)]
+    writer: String,
+    #[serde(skip)]
+    partial: bool,
+}
+
+#[derive(Serialize)]
+struct DifferentFile {
+    path: String,
+    why: String,
+}
+
+impl fmt::Display for ManifestCheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for d in &self.different {
+            writeln!(f, "different: {}: {}", d.path, d.why)?;
+        }
+        // A part of the manifest's tables was expected: only their number.
+        for p in self.missing.iter().filter(|_| !self.partial) {
+            writeln!(f, "missing: {p}")?;
+        }
+        for p in &self.extra {
+            writeln!(f, "extra: {p}")?;
+        }
+        writeln!(
+            f,
+            "{} files match the manifest ({}), {} different, {} missing, {} extra",
+            self.matching,
+            self.writer,
+            self.different.len(),
+            self.missing.len(),
+            self.extra.len()
+        )
+    }
+}
+
+impl ManifestCheckReport {
+    /// The failure to report after printing, if the directory is not the manifest's.
+    pub fn failure(&self, json: bool) -> Result<()> {
+        match &self.error {
+            Some(e) => Err(failure(e.clone(), json)),
+            None => Ok(()),
+        }
+    }
+}
+
+pub fn verify_manifest(a: &VerifyArgs, file: &std::path::Path) -> Result<ManifestCheckReport> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read the manifest {}: {e}", file.display()))?;
+    let m: Manifest = text.parse()?;
+    let check = m.check(&a.tables.dir, a.sha256)?;
+    let (mut missing, mut extra, mut different) = (Vec::new(), Vec::new(), Vec::new());
+    for (path, d) in check.differences {
+        match d {
+            Difference::Missing => missing.push(path),
+            Difference::Extra => extra.push(path),
+            Difference::Different(why) => different.push(DifferentFile { path, why }),
+            _ => different.push(DifferentFile {
+                path,
+                why: "differs".into(),
+            }),
+        }
+    }
+    let named = |v: &[String]| v.join(", ");
+    let error = if !different.is_empty() {
+        let names: Vec<String> = different.iter().map(|d| d.path.clone()).collect();
+        Some(format!(
+            "{} files differ from the manifest: {}",
+            names.len(),
+            named(&names)
+        ))
+    } else if !extra.is_empty() && !a.partial {
+        Some(format!(
+            "{} files are not in the manifest (--partial if expected): {}",
+            extra.len(),
+            named(&extra)
+        ))
+    } else if !missing.is_empty() && !a.partial {
+        Some(format!(
+            "{} files of the manifest are missing (--partial if expected): {}",
+            missing.len(),
+            named(&missing)
+        ))
+    } else if check.matching.is_empty() {
+        Some(format!(
+            "no file of the manifest is in {}",
+            a.tables.dir.display()
+        ))
+    } else {
+        None
+    };
+    Ok(ManifestCheckReport {
+        matching: check.matching.len(),
+        missing,
+        extra,
+        different,
+        ok: error.is_none(),
+        error,
+        writer: m.writer,
+        partial: a.partial,
     })
 }

@@ -1,5 +1,8 @@
 // The web board: draws a position from its text, asks /api/probe for the value and
-// every move's, and plays moves by showing the position each one leads to.
+// every move's, and plays moves by showing the position each one leads to. The
+// moves played from where the board was set up make a game: /api/game replays it
+// by the rules (the third repetition, the no-capture limit end it) and gives its
+// record, which the analysis page takes.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
@@ -162,11 +165,37 @@ function render(a, s) {
   history.replaceState(null, '', `?${query(s)}`);
 }
 
+// The game that led to state s: its start, the start's counter, the moves.
+function gameQuery(s) {
+  const q = new URLSearchParams({ start: s.start || s.position, moves: (s.moves || []).join(' ') });
+  if (s.limit) {
+    q.set('limit', s.limit);
+    q.set('counter', s.startCounter || 0);
+  }
+  return q.toString();
+}
+
+async function showGame(s) {
+  const r = await fetch(`api/game?${gameQuery(s)}`);
+  const g = await r.json();
+  if (!r.ok) throw new Error(g.error || r.statusText);
+  $('record').textContent = g.record;
+  $('analyse').href = `analyse#${encodeURIComponent(g.record)}`;
+  $('end').textContent = g.end_text ? `game over: ${g.end_text}` : '';
+  if (g.end) {
+    // Over by the rules, though the tables would play on: no moves.
+    answer = { ...answer, moves: [], best: [] };
+    render(answer, s);
+    $('moves').innerHTML = `<li>game over: ${g.end_text}</li>`;
+  }
+}
+
 async function show(s) {
   try {
     answer = await api('probe', s);
     $('status').textContent = '';
     render(answer, s);
+    await showGame(s);
   } catch (e) {
     $('status').textContent = e.message;
   }
@@ -185,9 +214,18 @@ function rules() {
   return { limit: s.limit || '' };
 }
 
+// A move continues the game of the position it is played in.
 function play(m) {
   const r = rules();
-  return visit({ position: m.result, limit: r.limit, counter: m.counter ?? '' });
+  const s = visited[at] || {};
+  return visit({
+    position: m.result,
+    limit: r.limit,
+    counter: m.counter ?? '',
+    start: s.start || s.position,
+    startCounter: s.start ? s.startCounter : s.counter,
+    moves: [...(s.moves || []), m.move],
+  });
 }
 
 function go(step) {

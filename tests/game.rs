@@ -1,0 +1,333 @@
+//! The whole game: vela and repetition against the naive reference, game records
+//! written and read back, and a game's analysis against brute-force values.
+
+mod common;
+
+use common::{Rng, naive};
+use fanotb::{
+    Board, Color, End, Game, GameResult, Mistake, Position, Record, Rules, Tablebase, Vela, Wdl,
+    analyse, perft_under,
+};
+
+/// The vela of `pos` in the naive reference's terms.
+fn naive_vela(v: Vela, board: &'static Board) -> naive::NaiveVela {
+    let start = naive::start(board.width(), board.height());
+    naive::NaiveVela {
+        side: if v.side() == Color::White {
+            naive::WHITE
+        } else {
+            naive::BLACK
+        },
+        lost: v.lost() as usize,
+        // All but five of the start stones: 17 on tsivy.
+        to_lose: start.count(naive::WHITE).saturating_sub(5),
+    }
+}
+
+#[test]
+fn vela_perft_matches_the_naive_reference() {
+    let mut cases = Vec::new();
+    for (board, depth) in [("tsivy", 4), ("dimy", 4), ("5x3", 5)] {
+        let b = Board::by_name(board).unwrap();
+        for side in [Color::White, Color::Black] {
+            cases.push((Position::start(b), side, None, depth));
+        }
+    }
+    // Mid-game positions, with stones lost so far around the end of the vela.
+    let mut rng = Rng(0x5eed_0e1a);
+    let dimy = Board::by_name("dimy").unwrap();
+    for _ in 0..60 {
+        let mut pos = Position::start(dimy);
+        for _ in 0..rng.below(30) {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.apply(&moves[rng.below(moves.len() as u64) as usize]);
+        }
+        let side = if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let missing = 12
+            - match side {
+                Color::White => pos.white(),
+                Color::Black => pos.black(),
+            }
+            .count_ones();
+        let lost = (rng.below(2) == 0).then(|| rng.below(missing as u64 + 1) as u32);
+        cases.push((pos, side, lost, 3));
+    }
+    let mut counted = 0;
+    for (pos, side, lost, depth) in cases {
+        let Ok(v) = Vela::at(&pos, side, lost) else {
+            continue;
+        };
+        let rules = Rules::PLAIN.with_vela(Some(v));
+        let want = naive::vela_perft(
+            &naive::parse(&pos.to_string()),
+            naive_vela(v, pos.board()),
+            depth,
+        );
+        assert_eq!(
+            perft_under(&pos, rules, depth),
+            want,
+            "{pos} {v} depth {depth}"
+        );
+        counted += 1;
+    }
+    assert_eq!(counted, 66);
+}
+
+#[test]
+fn a_vela_side_steps_quietly_and_refuses_captures_until_the_count_is_met() {
+    // White can capture d3-e3W; under vela it may only step, and is told why.
+    let pos = Position::start(Board::tsivy());
+    let vela = Rules::PLAIN.with_vela(Some(Vela::at(&pos, Color::White, None).unwrap()));
+    let moves: Vec<String> = vela
+        .legal_moves(&pos)
+        .iter()
+        .map(|m| m.notation(pos.board()))
+        .collect();
+    assert_eq!(moves, ["d2-e3", "e2-e3", "f2-e3", "d3-e3"]);
+    assert_eq!(
+        vela.parse_move(&pos, "d3-e3W").unwrap_err().to_string(),
+        "illegal move `d3-e3W`: White plays vela until it has lost 17 stones (0 so far): it plays single steps that capture nothing"
+    );
+    // perft under vela, as docs/RULES.md gives it.
+    let black = Rules::PLAIN.with_vela(Some(Vela::at(&pos, Color::Black, None).unwrap()));
+    let counts = |r| (1..=3).map(|d| perft_under(&pos, r, d)).collect::<Vec<_>>();
+    assert_eq!(
+        (counts(vela), counts(black)),
+        (vec![4, 5, 31], vec![5, 33, 176])
+    );
+    // e2-e3 leaves Black, which moves normally, with no move at all: White wins.
+    let mut game = Game::new(pos, vela);
+    game.play_text("e2-e3").unwrap();
+    assert_eq!(game.end(), Some(End::NoMove(Color::Black)));
+    // A side that has lost 16 of 22 still plays vela; one more stone lost ends it.
+    let pos: Position = "9/9/4B4/9/WWWWWW3 w".parse().unwrap();
+    let v = Vela::at(&pos, Color::White, None).unwrap();
+    assert_eq!(v.lost(), 16);
+    let rules = Rules::PLAIN.with_vela(Some(v));
+    assert!(rules.quiet_only(&pos));
+    assert!(rules.parse_move(&pos, "e1-e2A").is_err());
+    let black: Position = "9/9/4B4/9/WWWWWW3 b".parse().unwrap();
+    let capture = black.parse_move("e3-e2A").unwrap();
+    let after = rules.after(&black, &capture);
+    assert_eq!(after.vela().unwrap().lost(), 17);
+    assert!(after.active_vela(pos.board()).is_none());
+    // White's own capture does not count.
+    let white_capture = pos
+        .legal_moves()
+        .into_iter()
+        .find(|m| m.is_capture())
+        .unwrap();
+    assert_eq!(rules.after(&pos, &white_capture).vela(), Some(v));
+}
+
+#[test]
+fn the_tables_refuse_a_vela_that_holds_and_answer_once_it_ends() {
+    let dir = common::tables(Board::tsivy(), 3);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let pos: Position = "9/9/B8/9/3WW4 w".parse().unwrap();
+    let ended = Rules::PLAIN.with_vela(Some(Vela::at(&pos, Color::White, None).unwrap()));
+    assert_eq!(
+        tb.probe(&pos, ended).unwrap(),
+        tb.probe(&pos, Rules::PLAIN).unwrap()
+    );
+    let holds = Rules::PLAIN.with_vela(Some(Vela::at(&pos, Color::White, Some(3)).unwrap()));
+    assert_eq!(
+        tb.value(&pos, holds).unwrap_err().to_string(),
+        "no tables for positions under vela yet: vela for White, 3 stones lost, so it still plays quiet moves only"
+    );
+}
+
+/// A random game on a small board, by the rules, checked ply by ply against a
+/// plain count of the positions seen: the third occurrence ends it, not before.
+#[test]
+fn the_third_repetition_ends_a_game_and_nothing_earlier_does() {
+    let mut rng = Rng(0x0bad_5eed);
+    let mut repetitions = 0;
+    for _ in 0..300 {
+        let board = Board::by_name(["5x3", "dimy", "tsivy"][rng.below(3) as usize]).unwrap();
+        let mut game = Game::new(common::random_position(&mut rng, board), Rules::PLAIN);
+        let mut seen = vec![naive::to_text(&naive::parse(&game.position().to_string()))];
+        for _ in 0..200 {
+            let count = seen.iter().filter(|s| **s == seen[seen.len() - 1]).count();
+            let p = naive::parse(&game.position().to_string());
+            let lost = p.count(p.mover()) == 0 || naive::moves(&p).is_empty();
+            let want = match () {
+                _ if lost && p.count(p.mover()) == 0 => Some(End::NoStones(game.position().turn())),
+                _ if lost => Some(End::NoMove(game.position().turn())),
+                _ if count >= 3 => Some(End::Repetition),
+                _ => None,
+            };
+            assert_eq!(game.end(), want, "{}", game.position());
+            if want.is_some() {
+                repetitions += usize::from(want == Some(End::Repetition));
+                assert!(game.legal_moves().is_empty());
+                break;
+            }
+            // Mostly step back where the mover came from: games that go to and fro.
+            let moves = game.legal_moves();
+            let played = game.moves();
+            let back = played
+                .len()
+                .checked_sub(2)
+                .map(|i| &played[i])
+                .filter(|m| !m.is_capture());
+            let undo =
+                back.and_then(|b| moves.iter().find(|m| m.from == b.to() && m.to() == b.from));
+            let mv = match undo {
+                Some(m) if rng.below(10) < 7 => m.clone(),
+                _ => moves[rng.below(moves.len() as u64) as usize].clone(),
+            };
+            game.play(&mv).unwrap();
+            seen.push(naive::to_text(&naive::parse(&game.position().to_string())));
+        }
+    }
+    assert!(repetitions > 50, "{repetitions} games drawn by repetition");
+}
+
+/// Random games, with each kind of tag, written and read back to the same record
+/// and replayed to the same positions.
+#[test]
+fn records_round_trip() {
+    let mut rng = Rng(0x007e_c04d);
+    for i in 0..200 {
+        let board = Board::by_name(["3x3", "5x3", "dimy", "tsivy"][i % 4]).unwrap();
+        let start = if i % 3 == 0 {
+            Position::start(board)
+        } else {
+            common::random_position(&mut rng, board)
+        };
+        let mut rules = match i % 5 {
+            0 => Rules::from_request(Some(30), Some(rng.below(10) as u32)).unwrap(),
+            _ => Rules::PLAIN,
+        };
+        if i % 7 == 0 {
+            rules = rules.with_vela(Vela::at(&start, Color::Black, None).ok());
+        }
+        let mut game = Game::new(start, rules);
+        for _ in 0..rng.below(60) {
+            let moves = game.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            game.play(&moves[rng.below(moves.len() as u64) as usize])
+                .unwrap();
+        }
+        let result = game.end().map_or(GameResult::Unfinished, End::result);
+        let record = Record::of_game(&game, result, &[("Event", "test \"quoted\" \\ game")]);
+        let text = record.to_string();
+        let back: Record = text.parse().unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back, record, "{text}");
+        let replayed = back.replay().unwrap();
+        assert_eq!(replayed.positions(), game.positions(), "{text}");
+        assert_eq!(replayed.end(), game.end());
+    }
+}
+
+/// Random games on 5x3 from positions of 4 stones, analysed against the tables;
+/// every value and mistake is checked against brute-force values.
+#[test]
+fn analysis_agrees_with_brute_force_values() {
+    let board = Board::by_name("5x3").unwrap();
+    let dir = common::tables(board, 4);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let naive = naive::solve_all(5, 3, 4);
+    let wdl = |p: &Position| match naive[&naive::parse(&p.to_string())] {
+        naive::Value::Win(_) => Wdl::Win,
+        naive::Value::Draw => Wdl::Draw,
+        naive::Value::Loss(_) => Wdl::Loss,
+    };
+    let mut rng = Rng(0x0a7a_195e);
+    let (mut mistakes, mut slow) = (0, 0);
+    for _ in 0..60 {
+        let mut start = common::random_position(&mut rng, board);
+        while start.us().count_ones() + start.them().count_ones() != 4 || start.is_lost() {
+            start = common::random_position(&mut rng, board);
+        }
+        let mut game = Game::new(start, Rules::PLAIN);
+        for _ in 0..30 {
+            let moves = game.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            game.play(&moves[rng.below(moves.len() as u64) as usize])
+                .unwrap();
+        }
+        let result = game.end().map_or(GameResult::Unfinished, End::result);
+        let record: Record = Record::of_game(&game, result, &[])
+            .to_string()
+            .parse()
+            .unwrap();
+        let a = analyse(&tb, &record).unwrap();
+        assert_eq!((a.result, a.end), (result, game.end()));
+        let positions = game.positions();
+        for m in &a.moves {
+            let (pos, next) = (positions[m.ply - 1].0, positions[m.ply].0);
+            let before = wdl(&pos);
+            let after = if next.us() == 0 {
+                Wdl::Win
+            } else {
+                wdl(&next).flipped()
+            };
+            assert_eq!(m.before.map(|v| v.wdl()), Some(before), "{pos}");
+            assert_eq!(m.after, Some(after), "{pos} {}", m.mv.notation(board));
+            assert_eq!(m.mistake, Mistake::of(before, after));
+            // A mistake names a best move, which keeps the value.
+            if let Some(best) = &m.best {
+                let n = pos.apply(best);
+                let kept = if n.us() == 0 {
+                    Wdl::Win
+                } else {
+                    wdl(&n).flipped()
+                };
+                assert_eq!(kept, before, "{pos}: best {}", best.notation(board));
+            }
+            assert_eq!(m.best.is_some(), m.mistake.is_some() || m.slow);
+            mistakes += usize::from(m.mistake.is_some());
+            slow += usize::from(m.slow);
+        }
+    }
+    assert!(
+        mistakes > 20 && slow > 5,
+        "{mistakes} mistakes, {slow} slow wins"
+    );
+}
+
+/// A known game: White wins in 29, throws it to a draw with its first move, and
+/// the game ends by the third repetition.
+#[test]
+fn a_known_game_is_analysed() {
+    let dir = common::tables(Board::tsivy(), 3);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    // As `fanotb game` played it, the tables taking Black.
+    let text = "[Board \"9x5\"]\n[Start \"9/9/3B5/9/WW7 w\"]\n[Result \"1/2-1/2\"]\n\n\
+        1. a1-a2 d3-c3 2. b1-b2 c3-d4W 3. a2-a1 d4-d3 4. a1-b2 d3-e3 5. b2-a2 e3-d2\n\
+        6. a2-a3 d2-d1 7. a3-a2 d1-e1 8. a2-b2 e1-f1 9. b2-a1 f1-e1 10. a1-a2 e1-d1\n\
+        11. a2-b2 d1-e1 12. b2-a2 e1-d1 13. a2-b2 d1-e1 14. b2-a2 1/2-1/2\n";
+    let a = analyse(&tb, &text.parse().unwrap()).unwrap();
+    let first = &a.moves[0];
+    assert_eq!(
+        first.before.map(|v| (v.wdl(), v.depth())),
+        Some((Wdl::Win, Some(29)))
+    );
+    assert_eq!(
+        (first.after, first.mistake),
+        (Some(Wdl::Draw), Some(Mistake::WinToDraw))
+    );
+    assert_eq!(
+        first
+            .best
+            .as_ref()
+            .map(|b| b.notation(Board::tsivy()))
+            .as_deref(),
+        Some("a1-b2")
+    );
+    assert!(a.moves[1..].iter().all(|m| m.mistake.is_none()));
+    assert_eq!(a.end, Some(End::Repetition));
+}
