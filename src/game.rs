@@ -172,6 +172,9 @@ impl Game {
         let turn = self.pos.turn();
         if self.pos.us() == 0 {
             Some(End::NoStones(turn))
+        } else if self.pos.them() == 0 {
+            // A start set up after the last capture: the other side has lost.
+            Some(End::NoStones(turn.other()))
         } else if self.rules.is_lost(&self.pos) {
             Some(End::NoMove(turn))
         } else if self.seen.get(&self.pos).is_some_and(|&n| n >= 3) {
@@ -241,6 +244,17 @@ mod tests {
         assert_eq!(g.end(), Some(End::NoStones(Color::Black)));
         assert_eq!(g.end().unwrap().result(), GameResult::Won(Color::White));
         assert!(matches!(g.play_text("b1-c1"), Err(GameError::Over(_))));
+        // A start where the side not to move has no stones is already over.
+        let g = Game::new("W4/5/5 w".parse().unwrap(), Rules::PLAIN);
+        assert_eq!(g.end(), Some(End::NoStones(Color::Black)));
+        // The third occurrence comes before the limit reached on the same ply.
+        let rules = Rules::from(Limit::new(8).unwrap());
+        let mut g = Game::new("B4/5/4W w".parse().unwrap(), rules);
+        for m in ["e1-e2", "a3-a2", "e2-e1", "a2-a3"].repeat(2) {
+            g.play_text(m).unwrap();
+        }
+        assert!(g.rules().at_limit());
+        assert_eq!(g.end(), Some(End::Repetition));
         // The limit: two paikas under a limit of 2.
         let rules = Rules::from(Limit::new(2).unwrap());
         let mut g = Game::new("B4/5/4W w".parse().unwrap(), rules);

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::table::{INDEX_SCHEME, VERSION as FORMAT_VERSION};
+use crate::table::{END_MAGIC, INDEX_SCHEME, VERSION as FORMAT_VERSION};
 
 /// The first line of a manifest.
 const TITLE: &str = "# fanotb table manifest";
@@ -52,6 +52,18 @@ pub enum ManifestError {
         /// The error.
         source: std::io::Error,
     },
+    /// A table file's bytes do not hold together: no manifest lists it.
+    #[error("{}: {what}", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// A file name a manifest line cannot hold (not UTF-8, or with a control
+    /// character such as a tab).
+    #[error("{}: a table file name must be UTF-8 without control characters", .0.display())]
+    Name(PathBuf),
     /// The manifest text is malformed.
     #[error("manifest line {line}: {what}")]
     Syntax {
@@ -93,7 +105,15 @@ impl Manifest {
         let files = table_files(dir)?;
         let entries = files
             .par_iter()
-            .map(|rel| hash_file(&dir.join(rel), true).map(|h| h.entry(rel.clone())))
+            .map(|rel| {
+                let path = dir.join(rel);
+                let h = hash_file(&path, true)?;
+                // A manifest vouches for its files: never for a damaged one.
+                match h.damage() {
+                    Some(what) => Err(ManifestError::Damaged { path, what }),
+                    None => Ok(h.entry(rel.clone())),
+                }
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Manifest {
             writer: writer(),
@@ -115,7 +135,10 @@ impl Manifest {
             .map(|e| {
                 let path = dir.join(&e.path);
                 let found = match std::fs::metadata(&path) {
-                    Err(_) => Some(Difference::Missing),
+                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                        Some(Difference::Missing)
+                    }
+                    Err(err) => Some(Difference::Different(format!("cannot read it: {err}"))),
                     Ok(m) if m.len() != e.bytes => Some(Difference::Different(format!(
                         "{} bytes, the manifest says {}",
                         m.len(),
@@ -160,6 +183,8 @@ struct Hashes {
     bytes: u64,
     stored: u64,
     computed: u64,
+    /// The last 8 bytes are the table's end marker.
+    marked: bool,
     sha256: Option<[u8; 32]>,
 }
 
@@ -173,6 +198,20 @@ impl Hashes {
         }
     }
 
+    /// Why the file's bytes do not hold together (its own checksum, its end
+    /// marker), if they do not.
+    fn damage(&self) -> Option<String> {
+        if !self.marked {
+            return Some("damaged: its last 8 bytes are not a table's end marker".into());
+        }
+        (self.computed != self.stored).then(|| {
+            format!(
+                "damaged: its bytes give xxh3 {:016x}, it stores {:016x}",
+                self.computed, self.stored
+            )
+        })
+    }
+
     /// Why the file is not the one `e` lists, if it is not.
     fn differs(&self, e: &ManifestEntry, sha256: bool) -> Option<String> {
         if self.stored != e.xxh3 {
@@ -181,11 +220,8 @@ impl Hashes {
                 self.stored, e.xxh3
             ));
         }
-        if self.computed != self.stored {
-            return Some(format!(
-                "damaged: its bytes give xxh3 {:016x}, it stores {:016x}",
-                self.computed, self.stored
-            ));
+        if let Some(d) = self.damage() {
+            return Some(d);
         }
         match self.sha256 {
             Some(s) if sha256 && s != e.sha256 => Some(format!(
@@ -201,6 +237,11 @@ impl Hashes {
 /// Reads `path` once: its size, the xxh3 stored at end-16, the xxh3 of every byte
 /// before it, and with `sha256` the SHA-256 of the whole file.
 fn hash_file(path: &Path, sha256: bool) -> Result<Hashes, ManifestError> {
+    hash_file_in(path, sha256, 1 << 20)
+}
+
+/// As `hash_file`, reading `chunk` bytes at a time.
+fn hash_file_in(path: &Path, sha256: bool, chunk: usize) -> Result<Hashes, ManifestError> {
     let io = |source| ManifestError::Io {
         path: path.into(),
         source,
@@ -214,7 +255,7 @@ fn hash_file(path: &Path, sha256: bool) -> Result<Hashes, ManifestError> {
         ))
     })?;
     let (mut xxh, mut sha) = (Xxh3::new(), sha256.then(Sha256::new));
-    let mut buf = vec![0u8; 1 << 20];
+    let mut buf = vec![0u8; chunk];
     let mut read = 0u64;
     let mut tail = [0u8; 16];
     loop {
@@ -247,6 +288,7 @@ fn hash_file(path: &Path, sha256: bool) -> Result<Hashes, ManifestError> {
         bytes,
         stored: u64::from_le_bytes(tail[..8].try_into().expect("8 bytes")),
         computed: xxh.digest(),
+        marked: tail[8..] == END_MAGIC,
         sha256: sha.map(|s| s.finalize().into()),
     })
 }
@@ -268,7 +310,12 @@ fn table_files(dir: &Path) -> Result<Vec<String>, ManifestError> {
         };
         for e in std::fs::read_dir(dir).map_err(io)? {
             let e = e.map_err(io)?;
-            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(name) = e.file_name().to_str().map(str::to_string) else {
+                return Err(ManifestError::Name(e.path()));
+            };
+            if name.chars().any(char::is_control) {
+                return Err(ManifestError::Name(e.path()));
+            }
             // A dangling link is neither a table nor a directory.
             let Ok(meta) = std::fs::metadata(e.path()) else {
                 continue;
@@ -285,6 +332,18 @@ fn table_files(dir: &Path) -> Result<Vec<String>, ManifestError> {
     walk(dir, "", 0, &mut out)?;
     out.sort();
     Ok(out)
+}
+
+impl ManifestEntry {
+    /// The stored xxh3 as a manifest writes it: 16 hex digits.
+    pub fn xxh3_hex(&self) -> String {
+        format!("{:016x}", self.xxh3)
+    }
+
+    /// The SHA-256 as a manifest writes it: 64 hex digits.
+    pub fn sha256_hex(&self) -> String {
+        hex(&self.sha256)
+    }
 }
 
 fn hex(b: &[u8]) -> String {
@@ -350,11 +409,11 @@ impl std::str::FromStr for Manifest {
             let bytes = bytes
                 .parse()
                 .map_err(|_| bad(n, format!("{bytes:?} is not a size")))?;
-            let xxh3 = match xxh3.len() {
-                16 => u64::from_str_radix(xxh3, 16).ok(),
-                _ => None,
-            }
-            .ok_or_else(|| bad(n, format!("{xxh3:?} is not 16 hex digits")))?;
+            let hex16 = xxh3.len() == 16 && xxh3.bytes().all(|b| b.is_ascii_hexdigit());
+            let xxh3 = hex16
+                .then(|| u64::from_str_radix(xxh3, 16).ok())
+                .flatten()
+                .ok_or_else(|| bad(n, format!("{xxh3:?} is not 16 hex digits")))?;
             let mut sha256 = [0u8; 32];
             let digits = sha.as_bytes();
             if digits.len() != 64 || !digits.iter().all(u8::is_ascii_hexdigit) {
@@ -374,5 +433,41 @@ impl std::str::FromStr for Manifest {
             });
         }
         Ok(Manifest { writer, entries })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file of `body` bytes, its xxh3, and an end marker: a table's trailer.
+    fn trailed(body: &[u8]) -> Vec<u8> {
+        let mut f = body.to_vec();
+        f.extend(xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
+        f.extend(END_MAGIC);
+        f
+    }
+
+    #[test]
+    fn the_trailer_is_read_whatever_the_reads_and_damage_anywhere_shows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.fntb");
+        let good = trailed(b"the bytes of a table, more or less");
+        for chunk in [1, 3, 7, 16, 17, 1 << 20] {
+            std::fs::write(&path, &good).unwrap();
+            let h = hash_file_in(&path, true, chunk).unwrap();
+            assert_eq!(h.damage(), None, "chunk {chunk}");
+            assert_eq!(h.bytes, good.len() as u64);
+            // Damage in the body, the stored checksum, or the end marker.
+            for at in [0, good.len() - 16, good.len() - 1] {
+                let mut bad = good.clone();
+                bad[at] ^= 1;
+                std::fs::write(&path, &bad).unwrap();
+                let h = hash_file_in(&path, false, chunk).unwrap();
+                assert!(h.damage().is_some(), "chunk {chunk}, byte {at}");
+            }
+        }
+        std::fs::write(&path, b"short").unwrap();
+        assert!(hash_file(&path, false).is_err());
     }
 }

@@ -109,7 +109,13 @@ impl Record {
                 tags.push((VELA_LOST.into(), v.lost().to_string()));
             }
         }
-        tags.extend(extra.iter().map(|&(k, v)| (k.to_string(), v.to_string())));
+        // A tag is one line: control characters in a value become spaces.
+        let clean = |v: &str| {
+            v.chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect()
+        };
+        tags.extend(extra.iter().map(|&(k, v)| (k.to_string(), clean(v))));
         tags.push((RESULT.into(), result.to_string()));
         let board = start.board();
         Record {

@@ -66,7 +66,7 @@ impl Vela {
         let start = start_stones(board);
         let on_board = stones(pos, side);
         let lost = lost.unwrap_or(start.saturating_sub(on_board));
-        if on_board + lost > start {
+        if on_board.checked_add(lost).is_none_or(|n| n > start) {
             return Err(VelaError::TooManyLost {
                 side: side.name(),
                 on_board,
@@ -161,5 +161,7 @@ mod tests {
                 .to_string(),
             "White has 2 stones on the board and 21 lost: more than the 22 it starts with on 9x5"
         );
+        // A count that would wrap is refused, not wrapped.
+        assert!(Vela::at(&pos, Color::White, Some(u32::MAX)).is_err());
     }
 }

@@ -208,7 +208,9 @@ fn records_round_trip() {
             _ => Rules::PLAIN,
         };
         if i % 7 == 0 {
-            rules = rules.with_vela(Vela::at(&start, Color::Black, None).ok());
+            // Every other vela with a count of its own: the VelaLost tag.
+            let lost = (i % 14 == 0).then_some(0);
+            rules = rules.with_vela(Vela::at(&start, Color::Black, lost).ok());
         }
         let mut game = Game::new(start, rules);
         for _ in 0..rng.below(60) {
@@ -288,6 +290,17 @@ fn analysis_agrees_with_brute_force_values() {
                 };
                 assert_eq!(kept, before, "{pos}: best {}", best.notation(board));
             }
+            // Slow: a win kept, but not in the fewest plies (the best ones keep
+            // the position's depth less one).
+            let won_in = |p: &Position| match naive[&naive::parse(&p.to_string())] {
+                naive::Value::Win(d) | naive::Value::Loss(d) => d,
+                naive::Value::Draw => u32::MAX,
+            };
+            let want_slow = before == Wdl::Win
+                && after == Wdl::Win
+                && next.us() != 0
+                && won_in(&next) + 1 != won_in(&pos);
+            assert_eq!(m.slow, want_slow, "{pos} {}", m.mv.notation(board));
             assert_eq!(m.best.is_some(), m.mistake.is_some() || m.slow);
             mistakes += usize::from(m.mistake.is_some());
             slow += usize::from(m.slow);
@@ -330,4 +343,137 @@ fn a_known_game_is_analysed() {
     );
     assert!(a.moves[1..].iter().all(|m| m.mistake.is_none()));
     assert_eq!(a.end, Some(End::Repetition));
+}
+
+/// `fanotb ARGS` with `stdin`: exit status, stdout, stderr.
+fn fanotb(args: &[&str], stdin: &str) -> (bool, String, String) {
+    use assert_cmd::cargo::CommandCargoExt;
+    use std::io::Write;
+    let mut child = std::process::Command::cargo_bin("fanotb")
+        .unwrap()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A command that stops reading early (a record too large) closes the pipe.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{err}");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        err,
+    )
+}
+
+/// `game --record` keeps the record after every move; `analyse` reads it back, as
+/// text and JSON; bad records and vela counts are refused with the reason.
+#[test]
+fn the_command_line_records_and_analyses_games() {
+    let dir = common::tables(Board::tsivy(), 3);
+    let d = dir.path().to_str().unwrap();
+    let file = dir.path().join("game.fanrec");
+    let f = file.to_str().unwrap();
+    let pos = "9/9/3B5/9/WW7 w";
+    // Stopped after one move each: the record so far, unfinished.
+    let (ok, out, _) = fanotb(&["game", pos, "--dir", d, "--record", f], "a1-a2\nquit\n");
+    assert!(ok && out.contains("game stopped"), "{out}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.ends_with("\n1. a1-a2 d3-c3 *\n"), "{text}");
+    let record: Record = text.parse().unwrap();
+    assert_eq!(record.tag("White"), Some("you"));
+    // Played out by the tables from there: drawn by the third repetition.
+    let (ok, out, _) = fanotb(
+        &["game", pos, "--dir", d, "--record", f],
+        &format!("a1-a2\n{}", "best\n".repeat(40)),
+    );
+    assert!(
+        ok && out.contains("game over: drawn by the third repetition of the position"),
+        "{out}"
+    );
+    let (ok, json, err) = fanotb(&["analyse", f, "--dir", d, "--json"], "");
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (v["result"].as_str(), v["end"].as_str()),
+        (Some("1/2-1/2"), Some("repetition"))
+    );
+    let first = &v["moves"][0];
+    let keys = ["ply", "move", "before", "after", "mistake", "best"].map(|k| first[k].to_string());
+    assert_eq!(
+        keys,
+        [
+            "1",
+            "\"a1-a2\"",
+            "\"win\"",
+            "\"draw\"",
+            "\"win-to-draw\"",
+            "\"a1-b2\""
+        ]
+    );
+    assert!(v["moves"][1]["mistake"].is_null());
+    // The same from stdin, as text, with the chart written.
+    let stem = dir.path().join("chart");
+    let (ok, out, err) = fanotb(
+        &[
+            "analyse",
+            "-",
+            "--dir",
+            d,
+            "--chart",
+            stem.to_str().unwrap(),
+        ],
+        &text,
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("1 mistake: 1 a1-a2 (win-to-draw); 0 slow wins"),
+        "{out}"
+    );
+    assert!(
+        std::fs::read_to_string(stem.with_extension("svg"))
+            .unwrap()
+            .starts_with("<svg")
+    );
+    assert!(std::fs::metadata(stem.with_extension("png")).unwrap().len() > 1000);
+
+    // Refused, with the reason and a non-zero exit.
+    let refused = |args: &[&str], stdin: &str, want: &str| {
+        let (ok, _, err) = fanotb(args, stdin);
+        assert!(!ok && err.contains(want), "{args:?}: {err}");
+    };
+    refused(
+        &["analyse", "-", "--dir", d],
+        "[Board \"9x5\"]\n1. a1-a2 {",
+        "line 2: a comment `{` that is never closed",
+    );
+    refused(
+        &["analyse", "-", "--dir", d],
+        "[Start \"9/9/3B5/9/WW7 w\"]\n1. a1-a2 d3-d2W *",
+        "ply 2 (d3-d2W): illegal move",
+    );
+    refused(
+        &["analyse", "-", "--dir", d],
+        &"a".repeat(5 << 20),
+        "is larger than 4194304 bytes",
+    );
+    refused(
+        &["analyse", "/nonexistent.fanrec", "--dir", d],
+        "",
+        "cannot read the record /nonexistent.fanrec",
+    );
+    refused(
+        &["moves", pos, "--vela", "white", "--vela-lost", "21"],
+        "",
+        "more than the 22 it starts with on 9x5",
+    );
+    refused(&["moves", pos, "--vela-lost", "2"], "", "--vela");
+    refused(
+        &["play", "start", "d3-e3W", "--vela", "white"],
+        "",
+        "White plays vela until it has lost 17 stones (0 so far)",
+    );
 }

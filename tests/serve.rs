@@ -325,3 +325,84 @@ fn a_client_that_never_reads_its_answers_is_dropped() {
     assert!(sink.len() < 5000 * 1000, "read {} bytes", sink.len());
     writer.join().unwrap();
 }
+
+/// `/api/game` replays a game by the rules; `/api/analyse` analyses a record as
+/// `analyse --json` does, within its bounds.
+#[test]
+fn games_are_replayed_and_records_analysed_over_http() {
+    let (dir, _) = tables();
+    let server = Server::start(dir.path());
+    let a = agent();
+    let (status, g) = server.json(
+        &a,
+        "/api/game?start=9/9/3B5/9/WW7+w&moves=a1-a2+d3-c3+b1-b2+c3-d4W+a2-a1+d4-d3+a1-b2+d3-e3\
+         +b2-a2+e3-d2+a2-a3+d2-d1+a3-a2+d1-e1+a2-b2+e1-f1+b2-a1+f1-e1+a1-a2+e1-d1+a2-b2+d1-e1\
+         +b2-a2+e1-d1+a2-b2+d1-e1+b2-a2",
+    );
+    assert_eq!(status, 200, "{g}");
+    assert_eq!(
+        (g["end"].as_str(), g["result"].as_str()),
+        (Some("repetition"), Some("1/2-1/2"))
+    );
+    assert_eq!(g["plies"], 27);
+    let record = g["record"].as_str().unwrap().to_string();
+    let (status, g) = server.json(&a, "/api/game?start=start&moves=d3-e3W+a1-a2");
+    assert_eq!(status, 400);
+    assert!(
+        g["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("move 2 (a1-a2): illegal move"),
+        "{g}"
+    );
+
+    let post = |body: &str| {
+        let mut r = a
+            .post(format!("{}/api/analyse", server.base))
+            .send(body)
+            .unwrap();
+        let status = r.status().as_u16();
+        (
+            status,
+            serde_json::from_str::<Value>(&r.body_mut().read_to_string().unwrap())
+                .unwrap_or(Value::Null),
+        )
+    };
+    let (status, got) = post(&record);
+    assert_eq!(status, 200);
+    let file = dir.path().join("game.fanrec");
+    std::fs::write(&file, &record).unwrap();
+    let cli = Command::new(assert_cmd::cargo::cargo_bin("fanotb"))
+        .args(["analyse", "--json", "--dir"])
+        .arg(dir.path())
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&cli.stdout).unwrap(), got);
+    assert_eq!(got["moves"][0]["mistake"], "win-to-draw");
+    // Refused: not a record, too many plies, too large a body.
+    let (status, got) = post("1. a1-a2");
+    assert_eq!(status, 400);
+    assert!(
+        got["error"]
+            .as_str()
+            .unwrap()
+            .contains("a record ends with its result"),
+        "{got}"
+    );
+    let long = format!(
+        "[Start \"B4/5/4W w\"]\n{} *",
+        "e1-e2 a3-a2 e2-e1 a2-a3 ".repeat(501)
+    );
+    let (status, got) = post(&long);
+    assert_eq!(status, 400);
+    assert!(
+        got["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("a record of 2004 plies"),
+        "{got}"
+    );
+    let (status, _) = post(&"a".repeat(65 << 10));
+    assert_eq!(status, 413);
+}

@@ -25,7 +25,7 @@ pub(crate) use codes::{
 #[cfg(feature = "mpi")]
 pub(crate) use header::BLOCK_ENTRIES;
 pub use header::Stats;
-pub(crate) use header::{INDEX_SCHEME, VERSION, fold_weighted};
+pub(crate) use header::{END_MAGIC, INDEX_SCHEME, VERSION, fold_weighted};
 pub use reader::TableFile;
 pub(crate) use writer::write_table;
 #[cfg(feature = "mpi")]

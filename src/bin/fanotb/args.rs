@@ -119,6 +119,10 @@ fn hint(e: &(dyn std::error::Error + 'static)) -> Option<String> {
         .or_else(|| match e.downcast_ref::<fanotb::CheckError>() {
             Some(fanotb::CheckError::Probe(ProbeError::Table(t))) => Some(t),
             _ => None,
+        })
+        .or_else(|| match e.downcast_ref::<fanotb::AnalysisError>() {
+            Some(fanotb::AnalysisError::Probe(ProbeError::Table(t))) => Some(t),
+            _ => None,
         });
     if let Some(hint) = table.and_then(TableError::build_hint) {
         return Some(hint);

@@ -288,7 +288,13 @@ impl From<Box<dyn Error>> for ApiError {
     /// or unreadable one is the server's fault (500); anything else is the
     /// request's (400).
     fn from(e: Box<dyn Error>) -> ApiError {
-        let table = match e.downcast_ref::<ProbeError>() {
+        let probe = e.downcast_ref::<ProbeError>().or_else(|| {
+            match e.downcast_ref::<fanotb::AnalysisError>() {
+                Some(fanotb::AnalysisError::Probe(p)) => Some(p),
+                _ => None,
+            }
+        });
+        let table = match probe {
             Some(ProbeError::Table(t)) => Some(t),
             Some(_) => None,
             None => e.downcast_ref::<TableError>(),
@@ -338,15 +344,44 @@ async fn game_handler(RawQuery(q): RawQuery) -> Answer<game::GameReport> {
     Ok(axum::Json(game::GameReport::new(&q.game)))
 }
 
-/// A record in the body: its analysis, as `analyse --json` prints it.
+/// A record in the body: its analysis, as `analyse --json` prints it. At most
+/// `MAX_ANALYSED_PLIES` plies, and at most one analysis a core at once: a request
+/// timed out (503) still holds its place until its work ends, so clients that
+/// retry at once never pile up work.
 async fn analyse_handler(State(tb): State<Shared>, body: String) -> Answer<analyse::AnalyseReport> {
     let record: Record = body
         .parse()
         .map_err(|e: fanotb::RecordError| bad_request(e.to_string()))?;
-    // Up to thousands of plies, each a few probes: off the async workers.
-    let report =
-        blocking(move || Ok(analyse::AnalyseReport::new(&fanotb::analyse(&tb, &record)?))).await?;
+    if record.moves().len() > MAX_ANALYSED_PLIES {
+        return Err(bad_request(format!(
+            "a record of {} plies: at most {MAX_ANALYSED_PLIES} are analysed here (`fanotb analyse` takes any)",
+            record.moves().len()
+        )));
+    }
+    let places = ANALYSES.get_or_init(analysis_places).clone();
+    let Ok(place) = places.try_acquire_owned() else {
+        return Err(ApiError(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy analysing other games, try again".into(),
+        ));
+    };
+    let report = blocking(move || {
+        let _place = place;
+        Ok(analyse::AnalyseReport::new(&fanotb::analyse(&tb, &record)?))
+    })
+    .await?;
     Ok(axum::Json(report))
+}
+
+/// Plies of a record `/api/analyse` takes: a long game, a few seconds of probes.
+const MAX_ANALYSED_PLIES: usize = 2000;
+
+/// Analyses running at once, over the whole server.
+static ANALYSES: std::sync::OnceLock<Arc<Semaphore>> = std::sync::OnceLock::new();
+
+fn analysis_places() -> Arc<Semaphore> {
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    Arc::new(Semaphore::new(cores))
 }
 
 async fn tables_handler(State(tb): State<Shared>) -> Answer<tables::StatsReport> {

@@ -449,24 +449,20 @@ pub fn manifest(a: ManifestArgs) -> Result<ManifestReport> {
     if m.entries.is_empty() {
         return Err(format!("no table files under {}", a.tables.dir.display()).into());
     }
-    let text = m.to_string();
-    let files = text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            ManifestFile {
-                path: f[0].into(),
-                bytes: f[1].parse().expect("the manifest writes a size"),
-                xxh3: f[2].into(),
-                sha256: f[3].into(),
-            }
+    let files = m
+        .entries
+        .iter()
+        .map(|e| ManifestFile {
+            path: e.path.clone(),
+            bytes: e.bytes,
+            xxh3: e.xxh3_hex(),
+            sha256: e.sha256_hex(),
         })
         .collect();
     Ok(ManifestReport {
+        text: m.to_string(),
         writer: m.writer,
         files,
-        text,
     })
 }
 
