@@ -98,18 +98,14 @@ pub enum MoveError {
     },
 }
 
-/// Stones of the run starting at `start` in direction `d` that belong to `them`,
-/// up to the first point that is not theirs.
+/// Stones of `them` in the run that starts at the point of `start` (one bit, or
+/// none) and goes on in direction `d`, up to the first point that is not theirs.
 #[inline]
-fn run(board: &Board, start: u8, d: usize, them: u64) -> u64 {
+fn run(board: &Board, mut start: u64, d: usize, them: u64) -> u64 {
     let mut taken = 0u64;
-    let mut p = Some(start);
-    while let Some(q) = p {
-        if them >> q & 1 == 0 {
-            break;
-        }
-        taken |= 1 << q;
-        p = board.neighbour(q, d);
+    while start & them != 0 {
+        taken |= start;
+        start = board.shift(start, d);
     }
     taken
 }
@@ -172,6 +168,41 @@ pub(crate) fn for_each_chain(
     chain_dfs(board, from, None, 1 << from, us, them, &mut path, f);
 }
 
+/// The steps of a chain so far, kept by a walk that reports moves and not by one
+/// that wants only the positions they lead to (`()`: nothing kept, the hot path of
+/// perft and the generator).
+trait Trail {
+    fn push(&mut self, step: Step);
+    fn pop(&mut self);
+    fn steps(&self) -> &[Step];
+}
+
+impl Trail for Vec<Step> {
+    #[inline]
+    fn push(&mut self, step: Step) {
+        Vec::push(self, step);
+    }
+    #[inline]
+    fn pop(&mut self) {
+        Vec::pop(self);
+    }
+    #[inline]
+    fn steps(&self) -> &[Step] {
+        self
+    }
+}
+
+impl Trail for () {
+    #[inline]
+    fn push(&mut self, _: Step) {}
+    #[inline]
+    fn pop(&mut self) {}
+    #[inline]
+    fn steps(&self) -> &[Step] {
+        &[]
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn chain_dfs(
     board: &Board,
@@ -180,25 +211,27 @@ fn chain_dfs(
     visited: u64,
     us: u64,
     them: u64,
-    path: &mut Vec<Step>,
+    path: &mut impl Trail,
     f: &mut impl FnMut(&[Step], u64, u64),
 ) {
-    let empty = board.all() & !(us | them);
-    for d in 0..8 {
-        if last == Some(d) {
+    let open = board.all() & !(us | them) & !visited;
+    // Only the lines through p, and not the last step's direction again.
+    let mut dirs = board.directions(p) & !last.map_or(0, |d| 1 << d);
+    while dirs != 0 {
+        let d = dirs.trailing_zeros() as usize;
+        dirs &= dirs - 1;
+        // Bitboards, not points: most directions are ruled out by a look-up and a mask.
+        let to = board.neighbour_bit(p, d) & open;
+        if to == 0 {
             continue;
         }
-        let Some(q) = board.neighbour(p, d) else {
-            continue;
-        };
-        if (empty & !visited) >> q & 1 == 0 {
-            continue;
-        }
-        let approach = board.neighbour(q, d).map_or(0, |t| run(board, t, d, them));
+        let q = to.trailing_zeros() as u8;
         let back = opposite(d);
-        let withdrawal = board
-            .neighbour(p, back)
-            .map_or(0, |t| run(board, t, back, them));
+        let approach = run(board, board.neighbour_bit(q, d), d, them);
+        let withdrawal = run(board, board.neighbour_bit(p, back), back, them);
+        if approach | withdrawal == 0 {
+            continue;
+        }
         for (kind, taken) in [
             (Capture::Approach, approach),
             (Capture::Withdrawal, withdrawal),
@@ -206,27 +239,38 @@ fn chain_dfs(
             if taken == 0 {
                 continue;
             }
-            let nus = us ^ (1 << p) ^ (1 << q);
+            let nus = us ^ (1 << p) ^ to;
             let nthem = them & !taken;
             path.push(Step {
                 to: q,
                 capture: Some(kind),
                 taken,
             });
-            f(path, nus, nthem);
+            f(path.steps(), nus, nthem);
             chain_dfs(board, q, Some(d), visited | 1 << q, nus, nthem, path, f);
             path.pop();
         }
     }
 }
 
-/// The distinct results `(us_after, them_after)` of every capture of `us`, sorted.
+/// The distinct results `(us_after, them_after)` of every capture of `us`: by
+/// capturing stone, then sorted.
 pub(crate) fn capture_results(board: &Board, us: u64, them: u64, out: &mut Vec<(u64, u64)>) {
+    results_of(board, capturers(board, us, them), us, them, out);
+}
+
+/// `capture_results` of the stones `caps` (the capturers of `us`).
+fn results_of(board: &Board, caps: u64, us: u64, them: u64, out: &mut Vec<(u64, u64)>) {
     out.clear();
-    for s in bits(capturers(board, us, them)) {
-        for_each_chain(board, s, us, them, &mut |_, u, t| out.push((u, t)));
+    for s in bits(caps) {
+        let first = out.len();
+        let mut push = |_: &[Step], u, t| out.push((u, t));
+        chain_dfs(board, s, None, 1 << s, us, them, &mut (), &mut push);
+        // Two stones never reach the same result (a chain ends on a point that
+        // was empty, so the stones after it tell which stone moved): only one
+        // stone's results can repeat, and they are sorted alone, side by side.
+        out[first..].sort_unstable();
     }
-    out.sort_unstable();
     out.dedup();
 }
 
@@ -287,6 +331,7 @@ impl Position {
         if has_capture(board, us, them) {
             let mut res = Vec::new();
             capture_results(board, us, them, &mut res);
+            res.sort_unstable();
             out.extend(
                 res.into_iter()
                     .map(|(u, t)| Position::from_sides(board, t, u, next)),
@@ -399,11 +444,9 @@ impl Position {
             if last == Some(d) {
                 return format!("step {step} repeats the direction of the step before it");
             }
-            let approach = board.neighbour(q, d).map_or(0, |t| run(board, t, d, them));
             let back = opposite(d);
-            let withdrawal = board
-                .neighbour(p, back)
-                .map_or(0, |t| run(board, t, back, them));
+            let approach = run(board, board.shift(1 << q, d), d, them);
+            let withdrawal = run(board, board.shift(1 << p, back), back, them);
             let taken = match kind {
                 None if approach != 0 && withdrawal != 0 => {
                     return format!(
@@ -479,29 +522,32 @@ fn parse_notation(board: &Board, text: &str) -> Result<Vec<(u8, Option<Capture>)
 
 /// Leaf count at `depth`, where moves leading to the same position count once.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
+    // One buffer of capture results a ply, reused by every node at that ply.
+    let mut buffers = vec![Vec::new(); depth as usize];
+    perft_in(pos.board(), pos.us(), pos.them(), depth, &mut buffers)
+}
+
+fn perft_in(board: &Board, us: u64, them: u64, depth: u32, buffers: &mut [Vec<(u64, u64)>]) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let board = pos.board();
-    let (us, them) = (pos.us(), pos.them());
-    let caps = has_capture(board, us, them);
-    if depth == 1 && !caps {
+    let caps = capturers(board, us, them);
+    if depth == 1 && caps == 0 {
         return paika_count(board, us, them) as u64;
     }
-    let next = pos.turn().other();
-    if caps {
-        let mut res = Vec::new();
-        capture_results(board, us, them, &mut res);
+    let (res, deeper) = buffers.split_first_mut().expect("a buffer a ply");
+    if caps != 0 {
+        results_of(board, caps, us, them, res);
         if depth == 1 {
             return res.len() as u64;
         }
         res.iter()
-            .map(|&(u, t)| perft(&Position::from_sides(board, t, u, next), depth - 1))
+            .map(|&(u, t)| perft_in(board, t, u, depth - 1, deeper))
             .sum()
     } else {
         let mut n = 0;
         for_each_paika(board, us, them, |u, _, _| {
-            n += perft(&Position::from_sides(board, them, u, next), depth - 1)
+            n += perft_in(board, them, u, depth - 1, deeper)
         });
         n
     }
