@@ -256,11 +256,17 @@ fn chain_dfs(
 /// The distinct results `(us_after, them_after)` of every capture of `us`: by
 /// capturing stone, then sorted.
 pub(crate) fn capture_results(board: &Board, us: u64, them: u64, out: &mut Vec<(u64, u64)>) {
-    results_of(board, capturers(board, us, them), us, them, out);
+    capture_results_of(board, capturers(board, us, them), us, them, out);
 }
 
 /// `capture_results` of the stones `caps` (the capturers of `us`).
-fn results_of(board: &Board, caps: u64, us: u64, them: u64, out: &mut Vec<(u64, u64)>) {
+pub(crate) fn capture_results_of(
+    board: &Board,
+    caps: u64,
+    us: u64,
+    them: u64,
+    out: &mut Vec<(u64, u64)>,
+) {
     out.clear();
     for s in bits(caps) {
         let first = out.len();
@@ -537,7 +543,7 @@ fn perft_in(board: &Board, us: u64, them: u64, depth: u32, buffers: &mut [Vec<(u
     }
     let (res, deeper) = buffers.split_first_mut().expect("a buffer a ply");
     if caps != 0 {
-        results_of(board, caps, us, them, res);
+        capture_results_of(board, caps, us, them, res);
         if depth == 1 {
             return res.len() as u64;
         }

@@ -3,7 +3,7 @@
 
 use crate::board::Board;
 use crate::limit::Limited;
-use crate::movegen::capture_results;
+use crate::movegen::capture_results_of;
 use crate::table::{Decoded, code_wdl, limited_code};
 use crate::value::Wdl;
 
@@ -49,14 +49,16 @@ impl<'d> CaptureBatch<'d> {
     /// Values the capture position `(us, them)` at `cell`: at once if a capture takes
     /// the last stone, else once its results are read (by `flush`). `deps[k]` is the
     /// table of the opponent to move with `k` stones left.
+    /// `caps` are the capturers of `us`, found by the caller.
     pub(super) fn push(
         &mut self,
         board: &Board,
+        caps: u64,
         (us, them): (u64, u64),
         cell: usize,
         deps: &[Option<&'d Decoded>],
     ) -> Option<u16> {
-        capture_results(board, us, them, &mut self.results);
+        capture_results_of(board, caps, us, them, &mut self.results);
         if self.results.iter().any(|&(_, t)| t == 0) {
             // Taking the last stone wins in 1, the best there is.
             return Some(self.capture_code(2));

@@ -246,8 +246,10 @@ impl Pair {
                         }
                         if class.1 && side.index(us, them) != index {
                             chunk[cell].store(REDUNDANT, Relaxed);
-                        } else if capturers(board, us, them) != 0 {
-                            if let Some(code) = batch.push(board, (us, them), cell, &side_deps) {
+                        } else if let caps @ 1.. = capturers(board, us, them) {
+                            if let Some(code) =
+                                batch.push(board, caps, (us, them), cell, &side_deps)
+                            {
                                 decided(cell, code);
                             } else if batch.full() {
                                 batch.flush(&mut decided);
