@@ -191,6 +191,19 @@ fn the_third_repetition_ends_a_game_and_nothing_earlier_does() {
     assert!(repetitions > 50, "{repetitions} games drawn by repetition");
 }
 
+/// Plays up to `plies` random legal moves, and gives the result the rules give.
+fn play_randomly(rng: &mut Rng, game: &mut Game, plies: u64) -> GameResult {
+    for _ in 0..plies {
+        let moves = game.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        game.play(&moves[rng.below(moves.len() as u64) as usize])
+            .unwrap();
+    }
+    game.end().map_or(GameResult::Unfinished, End::result)
+}
+
 /// Random games, with each kind of tag, written and read back to the same record
 /// and replayed to the same positions.
 #[test]
@@ -213,15 +226,8 @@ fn records_round_trip() {
             rules = rules.with_vela(Vela::at(&start, Color::Black, lost).ok());
         }
         let mut game = Game::new(start, rules);
-        for _ in 0..rng.below(60) {
-            let moves = game.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            game.play(&moves[rng.below(moves.len() as u64) as usize])
-                .unwrap();
-        }
-        let result = game.end().map_or(GameResult::Unfinished, End::result);
+        let plies = rng.below(60);
+        let result = play_randomly(&mut rng, &mut game, plies);
         let record = Record::of_game(&game, result, &[("Event", "test \"quoted\" \\ game")]);
         let text = record.to_string();
         let back: Record = text.parse().unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -253,15 +259,7 @@ fn analysis_agrees_with_brute_force_values() {
             start = common::random_position(&mut rng, board);
         }
         let mut game = Game::new(start, Rules::PLAIN);
-        for _ in 0..30 {
-            let moves = game.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            game.play(&moves[rng.below(moves.len() as u64) as usize])
-                .unwrap();
-        }
-        let result = game.end().map_or(GameResult::Unfinished, End::result);
+        let result = play_randomly(&mut rng, &mut game, 30);
         let record: Record = Record::of_game(&game, result, &[])
             .to_string()
             .parse()
