@@ -10,7 +10,7 @@ set -euo pipefail
 secs=${1:-60}
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(position play table certificate query)
+[ ${#targets[@]} -gt 0 ] || targets=(position play table certificate query record)
 if [ -n "${RUNS:-}" ]; then budget=(-runs="$RUNS"); else budget=(-max_total_time="$secs"); fi
 cd "$(dirname "$0")/../fuzz"
 for t in "${targets[@]}"; do

@@ -176,6 +176,7 @@ mod index;
 mod limit;
 mod manifest;
 mod movegen;
+mod perft;
 mod position;
 mod probe;
 mod proof;
@@ -202,7 +203,8 @@ pub use game::{End, Game, GameError, GameResult};
 pub use index::{Signature, SignatureError};
 pub use limit::{Limit, LimitError, Limited};
 pub use manifest::{Difference, Manifest, ManifestCheck, ManifestEntry, ManifestError};
-pub use movegen::{Capture, DivideLine, Move, MoveError, Step, perft, perft_divide, perft_under};
+pub use movegen::{Capture, Move, MoveError, Step};
+pub use perft::{DivideLine, perft, perft_divide, perft_under};
 pub use position::{Color, Position, PositionError};
 pub use probe::{MoveValue, ProbeError, TableInfo, Tablebase, Value, best_count};
 pub use proof::{

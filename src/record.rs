@@ -273,9 +273,15 @@ impl std::str::FromStr for Record {
                         return Err(syntax("a tag after the moves".into()));
                     }
                     let w = strip_number(w);
-                    if !w.is_empty() {
-                        words.push((n, w.to_string()));
+                    if w.is_empty() {
+                        continue;
                     }
+                    if w.parse::<GameResult>().is_err() && !looks_like_a_move(w) {
+                        return Err(syntax(format!(
+                            "{w:?} is not a move in notation (like d2-e3A) nor a result"
+                        )));
+                    }
+                    words.push((n, w.to_string()));
                 }
                 match rest[end..].chars().next() {
                     Some('{') => (in_comment, rest) = (Some(n), &rest[end + 1..]),
@@ -348,6 +354,14 @@ fn parse_tag(line: &str) -> Result<(String, String), String> {
         }
     }
     Ok((name.to_string(), value))
+}
+
+/// Points (a letter and digits) joined by `-`, with `A` or `W` after some: what
+/// a move can be, so that a word read back never loses a move number's look.
+fn looks_like_a_move(w: &str) -> bool {
+    w.starts_with(|c: char| c.is_ascii_lowercase())
+        && w.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | 'A' | 'W'))
 }
 
 /// A word without its leading move number: `12.d2-e3A` is `d2-e3A`, `12...` is empty.
@@ -438,6 +452,10 @@ mod tests {
         assert_eq!(
             err("a1-b1 [Board \"3x3\"] *"),
             "line 1: a tag after the moves"
+        );
+        assert_eq!(
+            err("1. a1-b1 4.3.x-y *"),
+            "line 1: \"3.x-y\" is not a move in notation (like d2-e3A) nor a result"
         );
     }
 
