@@ -8,7 +8,7 @@ use thiserror::Error;
 use crate::game::{End, GameResult};
 use crate::movegen::Move;
 use crate::position::{Color, Position};
-use crate::probe::{ProbeError, Tablebase, Value, best_count};
+use crate::probe::{MoveValue, ProbeError, Tablebase, Value, best_count};
 use crate::record::{Record, RecordError};
 use crate::rules::Rules;
 use crate::table::TableError;
@@ -112,21 +112,30 @@ pub fn analyse(tb: &Tablebase, record: &Record) -> Result<Analysis, AnalysisErro
         let (pos, rules) = positions[i];
         let (next, next_rules) = positions[i + 1];
         let before = covered(tb.probe(&pos, rules))?;
-        let after = match next.us() {
-            0 => Some(Wdl::Win),
-            _ => covered(tb.value(&next, next_rules))?.map(Wdl::flipped),
+        // Every move's value, read where the position is won (for the slow wins)
+        // or thrown away (for the best move); it holds the played move's value too.
+        let won = before.is_some_and(|b| b.wdl() == Wdl::Win);
+        let mut values = if won {
+            covered(tb.moves(&pos, rules))?
+        } else {
+            None
+        };
+        let played = |v: &[MoveValue]| v.iter().position(|m| m.mv == *mv);
+        let after = match values
+            .as_deref()
+            .and_then(|v| Some(v[played(v)?].value.wdl()))
+        {
+            Some(a) => Some(a),
+            None if next.us() == 0 => Some(Wdl::Win),
+            None => covered(tb.value(&next, next_rules))?.map(Wdl::flipped),
         };
         let mistake = before.zip(after).and_then(|(b, a)| Mistake::of(b.wdl(), a));
+        if mistake.is_some() && values.is_none() {
+            values = covered(tb.moves(&pos, rules))?;
+        }
         let (mut slow, mut best) = (false, None);
-        let asked = mistake.is_some() || before.is_some_and(|b| b.wdl() == Wdl::Win);
-        if let Some(values) = asked
-            .then(|| covered(tb.moves(&pos, rules)))
-            .transpose()?
-            .flatten()
-        {
-            let n = best_count(&values);
-            let played = values.iter().position(|m| m.mv == *mv);
-            slow = mistake.is_none() && played.is_some_and(|p| p >= n);
+        if let Some(values) = values {
+            slow = mistake.is_none() && played(&values).is_some_and(|p| p >= best_count(&values));
             if mistake.is_some() || slow {
                 best = values.first().map(|m| m.mv.clone());
             }

@@ -179,19 +179,22 @@ impl Record {
             );
             return Err(bad(BOARD, what));
         }
-        let number = |tag| -> Result<Option<u64>, RecordError> {
-            self.tag(tag)
+        fn number<T: std::str::FromStr>(
+            r: &Record,
+            tag: &'static str,
+        ) -> Result<Option<T>, RecordError> {
+            r.tag(tag)
                 .map(|v| {
-                    v.parse()
-                        .map_err(|_| bad(tag, format!("{v:?} is not a number")))
+                    v.parse().map_err(|_| RecordError::Tag {
+                        tag,
+                        what: format!("{v:?} is not a number in range"),
+                    })
                 })
                 .transpose()
-        };
-        let counter = number(COUNTER)?
-            .map(|c| u32::try_from(c).map_err(|_| bad(COUNTER, format!("{c} is too large"))))
-            .transpose()?;
-        let rules =
-            Rules::from_request(number(LIMIT)?, counter).map_err(|e| bad(LIMIT, e.to_string()))?;
+        }
+        let counter = number(self, COUNTER)?;
+        let rules = Rules::from_request(number(self, LIMIT)?, counter)
+            .map_err(|e| bad(LIMIT, e.to_string()))?;
         let vela = match self.tag(VELA) {
             None if self.tag(VELA_LOST).is_some() => {
                 return Err(bad(
@@ -206,11 +209,7 @@ impl Record {
                     "black" => Color::Black,
                     _ => return Err(bad(VELA, format!("{side:?} is not White or Black"))),
                 };
-                let lost = number(VELA_LOST)?
-                    .map(|n| {
-                        u32::try_from(n).map_err(|_| bad(VELA_LOST, format!("{n} is too large")))
-                    })
-                    .transpose()?;
+                let lost = number(self, VELA_LOST)?;
                 Some(Vela::at(&start, side, lost).map_err(|e| bad(VELA_LOST, e.to_string()))?)
             }
         };
@@ -373,8 +372,7 @@ fn strip_number(w: &str) -> &str {
     }
 }
 
-/// The tags, a blank line, and the moves numbered from whoever moved first
-/// (`1... a3-b2` when Black did), wrapped, ending with the result.
+/// The tags, a blank line, and the moves with the result (`Record::movetext`).
 impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (k, v) in &self.tags {
@@ -384,6 +382,22 @@ impl fmt::Display for Record {
         if !self.tags.is_empty() {
             writeln!(f)?;
         }
+        for line in self.movetext_lines() {
+            writeln!(f, "{line}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Record {
+    /// The moves and the result, as one line: `1. e1-f2 a3-b2 *`.
+    pub fn movetext(&self) -> String {
+        self.movetext_lines().join(" ")
+    }
+
+    /// The moves numbered from whoever moved first (`1... a3-b2` when Black did),
+    /// then the result, wrapped at `WIDTH`.
+    fn movetext_lines(&self) -> Vec<String> {
         let black_first = self.start().is_ok_and(|(p, _)| p.turn() == Color::Black);
         let offset = usize::from(black_first);
         let mut words = Vec::with_capacity(self.moves.len() * 3 / 2 + 1);
@@ -399,18 +413,19 @@ impl fmt::Display for Record {
             }
         }
         words.push(self.result.to_string());
-        let mut line = String::new();
+        let mut lines = vec![String::new()];
         for w in words {
+            let line = lines.last_mut().expect("a line");
             if !line.is_empty() && line.len() + 1 + w.len() > WIDTH {
-                writeln!(f, "{line}")?;
-                line.clear();
+                lines.push(w);
+            } else {
+                if !line.is_empty() {
+                    line.push(' ');
+                }
+                line.push_str(&w);
             }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(&w);
         }
-        writeln!(f, "{line}")
+        lines
     }
 }
 

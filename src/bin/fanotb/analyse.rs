@@ -159,6 +159,14 @@ pub fn analyse_command(a: AnalyseArgs) -> Result<AnalyseReport> {
     let record: Record = text.parse()?;
     let tb = Tablebase::open(&a.tables.dir)?;
     let analysis = analyse(&tb, &record)?;
+    let covered = |m: &AnalysedMove| m.before.is_some() || m.after.is_some();
+    if !analysis.moves.is_empty() && !analysis.moves.iter().any(covered) {
+        return Err(format!(
+            "no table in {} covers a position of this game: build them with `fanotb generate`",
+            a.tables.dir.display()
+        )
+        .into());
+    }
     if let Some(stem) = &a.chart {
         game_chart(&analysis, &a.record.display().to_string()).write(stem)?;
     }

@@ -163,13 +163,10 @@ fn announce(game: &Game, end: Option<End>, result: GameResult, you: Color) -> St
         }
         None => "game stopped".into(),
     };
-    let record = Record::of_game(game, result, &[]).to_string();
-    // The moves and the result: the record's last paragraph.
-    let moves = record.rsplit("\n\n").next().unwrap_or(&record).trim_end();
     format!(
         "\n{}{text}\nrecord: {}\n",
         game.position().diagram(),
-        moves.replace('\n', " ")
+        Record::of_game(game, result, &[]).movetext()
     )
 }
 

@@ -538,7 +538,11 @@ pub fn verify_manifest(a: &VerifyArgs, file: &std::path::Path) -> Result<Manifes
             }),
         }
     }
-    let named = |v: &[String]| v.join(", ");
+    // The first few by name: the list above has them all.
+    let named = |v: &[String]| match v.len() {
+        n if n > 10 => format!("{} and {} more", v[..10].join(", "), n - 10),
+        _ => v.join(", "),
+    };
     let error = if !different.is_empty() {
         let names: Vec<String> = different.iter().map(|d| d.path.clone()).collect();
         Some(format!(
