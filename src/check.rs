@@ -225,7 +225,7 @@ fn verify_named(
         }
     }
     for &sig in sigs {
-        let r = verify_table(dir, board, None, sig)?;
+        let r = verify_table(dir, board, crate::table::TableKind::Plain, sig)?;
         if r.mismatches > 0 || r.stats_error.is_some() {
             return Err(CheckError::TableWrong {
                 sig,

@@ -13,7 +13,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::limit::Limit;
-use crate::table::{Stats, Table, TableError, code_depth, code_limited, fold_weighted};
+use crate::table::{Stats, Table, TableError, TableKind, code_depth, code_limited, fold_weighted};
 use crate::value::Wdl;
 
 /// Placements by depth, each entry weighted by its symmetry orbit as the header's
@@ -103,17 +103,17 @@ fn bump(counts: &mut Vec<u64>, d: usize, n: u64) {
 pub(crate) fn histogram(
     table: &Table,
     board: &Board,
-    limit: Option<Limit>,
+    kind: TableKind,
     repair: bool,
 ) -> Result<DepthHistogram, TableError> {
     let (path, header) = (table.file.path(), table.file.header());
     let checksum = table.file.file_checksum();
-    if let Some(h) = read_sidecar(path, board, header.sig, limit, checksum, &header.stats) {
+    if let Some(h) = read_sidecar(path, board, header.sig, kind, checksum, &header.stats) {
         return Ok(h);
     }
-    let h = DepthHistogram::count(&table.idx, &table.file.read_all()?, limit);
+    let h = DepthHistogram::count(&table.idx, &table.file.read_all()?, kind.limit());
     if repair {
-        write_sidecar(path, board, header.sig, limit, checksum, &h)?;
+        write_sidecar(path, board, header.sig, kind, checksum, &h)?;
     }
     Ok(h)
 }
@@ -128,8 +128,8 @@ const MAGIC: &str = "fanotb depths 1";
 const MAX_SIDECAR: u64 = 4 << 20;
 
 /// The line naming the table a sidecar belongs to.
-fn table_line(board: &Board, sig: Signature, limit: Option<Limit>, checksum: u64) -> String {
-    let rules = limit.map_or("plain".to_string(), |n| n.dir_name());
+fn table_line(board: &Board, sig: Signature, kind: TableKind, checksum: u64) -> String {
+    let rules = kind.dir_name().unwrap_or_else(|| "plain".into());
     format!("table {} {sig} {rules} {checksum:016x}", board.size_name())
 }
 
@@ -138,13 +138,13 @@ fn table_line(board: &Board, sig: Signature, limit: Option<Limit>, checksum: u64
 fn render(
     board: &Board,
     sig: Signature,
-    limit: Option<Limit>,
+    kind: TableKind,
     checksum: u64,
     h: &DepthHistogram,
 ) -> String {
     let mut s = format!(
         "{MAGIC}\n{}\ndepth wins losses\n",
-        table_line(board, sig, limit, checksum)
+        table_line(board, sig, kind, checksum)
     );
     for d in 0..=h.max_depth() {
         let get = |v: &[u64]| v.get(d).copied().unwrap_or(0);
@@ -160,12 +160,12 @@ pub(crate) fn write_sidecar(
     table: &Path,
     board: &Board,
     sig: Signature,
-    limit: Option<Limit>,
+    kind: TableKind,
     checksum: u64,
     h: &DepthHistogram,
 ) -> Result<(), TableError> {
     let path = sidecar_path(table);
-    let text = render(board, sig, limit, checksum, h);
+    let text = render(board, sig, kind, checksum, h);
     crate::durable::replace_file(&path, |f| std::io::Write::write_all(f, text.as_bytes())).map_err(
         |source| TableError::Io {
             path: path.clone(),
@@ -180,7 +180,7 @@ pub(crate) fn read_sidecar(
     table: &Path,
     board: &Board,
     sig: Signature,
-    limit: Option<Limit>,
+    kind: TableKind,
     checksum: u64,
     stats: &Stats,
 ) -> Option<DepthHistogram> {
@@ -197,7 +197,7 @@ pub(crate) fn read_sidecar(
     }
     let mut lines = body.lines();
     if lines.next()? != MAGIC
-        || lines.next()? != table_line(board, sig, limit, checksum)
+        || lines.next()? != table_line(board, sig, kind, checksum)
         || lines.next()? != "depth wins losses"
     {
         return None;
@@ -235,22 +235,25 @@ mod tests {
             losses: 6,
             ..Stats::default()
         };
-        write_sidecar(&table, board, sig, None, 42, &h).unwrap();
-        let read = |checksum, limit, stats: &Stats| {
-            read_sidecar(&table, board, sig, limit, checksum, stats)
-        };
-        assert_eq!(read(42, None, &stats), Some(h.clone()));
+        write_sidecar(&table, board, sig, TableKind::Plain, 42, &h).unwrap();
+        let read =
+            |checksum, kind, stats: &Stats| read_sidecar(&table, board, sig, kind, checksum, stats);
+        assert_eq!(read(42, TableKind::Plain, &stats), Some(h.clone()));
         // Another table, another limit, other counts: not trusted.
-        assert_eq!(read(43, None, &stats), None);
-        assert_eq!(read(42, Some(Limit::new(60).unwrap()), &stats), None);
+        assert_eq!(read(43, TableKind::Plain, &stats), None);
+        assert_eq!(
+            read(42, TableKind::Limit(Limit::new(60).unwrap()), &stats),
+            None
+        );
+        assert_eq!(read(42, TableKind::Vela, &stats), None);
         let other = Stats { wins: 11, ..stats };
-        assert_eq!(read(42, None, &other), None);
+        assert_eq!(read(42, TableKind::Plain, &other), None);
         // Any changed byte: not trusted.
         let path = sidecar_path(&table);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replace("3 7 0", "3 6 1")).unwrap();
-        assert_eq!(read(42, None, &stats), None);
+        assert_eq!(read(42, TableKind::Plain, &stats), None);
         std::fs::write(&path, &text[..text.len() - 3]).unwrap();
-        assert_eq!(read(42, None, &stats), None);
+        assert_eq!(read(42, TableKind::Plain, &stats), None);
     }
 }

@@ -88,15 +88,14 @@
 //!
 //! # The no-capture limit
 //! Under a limit N the value depends on the counter c, plies since the last capture;
-//! the rule-aware tables (`Options::limit`) store for a win or loss the plies T to
+//! the rule-aware tables (`Options::rule_aware`) store for a win or loss the plies T to
 //! the next capture that keeps it, won or lost for c <= N - T and drawn beyond.
 //! Each move carries the rules of the position after it.
 //! ```
 //! # use fanotb::{Board, Options, Signature, generate};
 //! use fanotb::{Limit, Position, Rules, Tablebase, Value, Wdl};
 //! # let dir = tempfile::tempdir()?;
-//! let mut opts = Options::default();
-//! opts.limit = Some(Limit::new(4)?);
+//! let opts = Options::rule_aware(Limit::new(4)?);
 //! generate(dir.path(), Board::get(3, 3)?, &Signature::all_up_to(4), &opts, |_| {})?;
 //! let tb = Tablebase::open(dir.path())?;
 //! let pos: Position = "1B1/3/W1W w".parse()?;
@@ -107,6 +106,23 @@
 //! let best = &tb.best_moves(&pos, at(0))?[0];
 //! assert_eq!(best.rules.counter(), 1, "a paika adds one");
 //! assert!(matches!(best.value, Value::Limited { .. }));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Vela
+//! The vela tables (`Options::vela`, docs/RULES.md, "Vela") value the positions where
+//! the side with more than five stones plays vela, quiet steps only, as a game from
+//! the start gives it; the probe takes the vela from the rules.
+//! ```
+//! # use fanotb::{Board, Signature, generate};
+//! use fanotb::{Color, Options, Position, Rules, Tablebase, Vela};
+//! # let dir = tempfile::tempdir()?;
+//! generate(dir.path(), Board::get(5, 3)?, &["6v1".parse()?], &Options::vela(), |_| {})?;
+//! let tb = Tablebase::open(dir.path())?;
+//! let pos: Position = "B4/WW3/WWWW1 w".parse()?;
+//! let vela = Rules::PLAIN.with_vela(Some(Vela::at(&pos, Color::White, None)?));
+//! assert_eq!(tb.probe(&pos, vela)?.depth(), Some(5)); // no capture: a win in 5
+//! assert_eq!(tb.moves(&pos, vela)?.len(), 7); // every step, none a capture
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -219,7 +235,7 @@ pub use retro::{PairTraffic, TableSharing, generate_distributed};
 pub use rules::{Rules, RulesError};
 pub use solve::{SMALL_BOARDS, SearchResult, Solution, SolveError, published, solve};
 pub use sys::peak_rss;
-pub use table::{Stats, TableError};
+pub use table::{Stats, TableError, TableKind};
 pub use value::{Outcome, Wdl};
 pub use vela::{Vela, VelaError};
 pub use verify::{VerifyReport, verify};

@@ -14,7 +14,7 @@ use crate::limit::{Limit, Limited};
 use crate::movegen::Move;
 use crate::position::{Color, Position};
 use crate::rules::Rules;
-use crate::table::{Stats, Table, TableError, packed_wdl};
+use crate::table::{Stats, Table, TableError, TableKind, packed_wdl};
 use crate::value::{Outcome, Wdl};
 use crate::vela::Vela;
 
@@ -31,9 +31,12 @@ pub enum ProbeError {
     /// The table directory is not a directory.
     #[error("{} is not a directory", .0.display())]
     NotADirectory(PathBuf),
-    /// The position is under a vela that still holds: the tables value only the
-    /// normal game.
-    #[error("no tables for positions under vela yet: {0}, so it still plays quiet moves only")]
+    /// The position is under a vela that the vela tables do not value: one with
+    /// another count of stones lost than a game from the start gives, or under a
+    /// no-capture limit too.
+    #[error(
+        "no table values this vela: {0}; the vela tables hold a side that has lost the stones it is missing, without a no-capture limit"
+    )]
     Vela(Vela),
 }
 
@@ -64,14 +67,22 @@ struct Opened {
 /// not changed while mapped, is an error, never a crash.
 pub struct Tablebase {
     dir: PathBuf,
-    /// Per no-capture limit (0 for the plain tables), then per board size
-    /// ((W - 3) / 2 * 4 + (H - 3) / 2), the slots of its tables; a limit's row is
-    /// made on its first probe.
-    boards: Box<[OnceLock<LimitRow>]>,
+    /// Per kind of table (`kind_row`), then per board size ((W - 3) / 2 * 4 +
+    /// (H - 3) / 2), the slots of its tables; a kind's row is made on its first
+    /// probe.
+    boards: Box<[OnceLock<KindRow>]>,
 }
 
-/// One limit's tables, per board size.
-type LimitRow = Box<[OnceLock<BoardSlots>; 16]>;
+/// One kind's tables, per board size.
+type KindRow = Box<[OnceLock<BoardSlots>; 16]>;
+
+/// The row of a kind of table: 0 plain, N the no-capture limit N, then vela.
+fn kind_row(kind: TableKind) -> usize {
+    match kind {
+        TableKind::Vela => Limit::MAX as usize + 1,
+        k => k.limit().map_or(0, Limit::plies) as usize,
+    }
+}
 
 /// A table of a `Tablebase`'s directory.
 #[derive(Clone, Debug)]
@@ -81,8 +92,8 @@ pub struct TableInfo {
     pub board: &'static Board,
     /// Its material.
     pub signature: Signature,
-    /// The no-capture limit of a rule-aware table.
-    pub limit: Option<Limit>,
+    /// The game it values.
+    pub kind: TableKind,
     /// Its file.
     pub path: PathBuf,
     /// The counts its header holds.
@@ -212,7 +223,9 @@ impl Tablebase {
         }
         Ok(Tablebase {
             dir,
-            boards: (0..=Limit::MAX).map(|_| OnceLock::new()).collect(),
+            boards: (0..=kind_row(TableKind::Vela))
+                .map(|_| OnceLock::new())
+                .collect(),
         })
     }
 
@@ -249,11 +262,11 @@ impl Tablebase {
     fn table(
         &self,
         board: &'static Board,
-        limit: Option<Limit>,
+        kind: TableKind,
         sig: Signature,
     ) -> Result<&Opened, ProbeError> {
-        let n = limit.map_or(0, Limit::plies) as usize;
-        let row = self.boards[n].get_or_init(|| Box::new(std::array::from_fn(|_| OnceLock::new())))
+        let row = self.boards[kind_row(kind)]
+            .get_or_init(|| Box::new(std::array::from_fn(|_| OnceLock::new())))
             [(board.width() - 3) / 2 * 4 + (board.height() - 3) / 2]
             .get_or_init(|| (0..SLOTS).map(|_| OnceLock::new()).collect());
         let slot = &row[sig.us as usize % 64 * 64 + sig.them as usize % 64];
@@ -261,7 +274,7 @@ impl Tablebase {
             return Ok(t);
         }
         let loaded = Box::new(Opened {
-            table: Table::open(&self.dir, board, limit, sig)?,
+            table: Table::open(&self.dir, board, kind, sig)?,
             depths: OnceLock::new(),
         });
         // Two threads may both open the file; the first to set the slot wins.
@@ -269,17 +282,18 @@ impl Tablebase {
     }
 
     /// Every table in the directory with the figures its header holds, sorted by
-    /// board, then limit (plain tables first), then stones, then signature.
+    /// board, then kind (plain tables first, then by limit, then vela), then
+    /// stones, then signature.
     ///
     /// # Errors
     /// The directory cannot be read, or a table file cannot be opened.
     pub fn tables(&self) -> Result<Vec<TableInfo>, ProbeError> {
         self.list()?
             .into_iter()
-            .map(|(board, limit, sig, path)| {
+            .map(|(board, kind, sig, path)| {
                 // Through the slots probes use: a server listing its tables again
                 // and again opens each file once.
-                let Table { idx, file } = &self.table(board, limit, sig)?.table;
+                let Table { idx, file } = &self.table(board, kind, sig)?.table;
                 let stats = file.header().stats;
                 let longest_win = (stats.wins > 0).then(|| {
                     let (us, them) = idx.unrank(stats.longest_win);
@@ -288,7 +302,7 @@ impl Tablebase {
                 Ok(TableInfo {
                     board,
                     signature: sig,
-                    limit,
+                    kind,
                     path,
                     stats,
                     bytes: file.file_size(),
@@ -308,18 +322,18 @@ impl Tablebase {
     pub fn depths(
         &self,
         board: &'static Board,
-        limit: Option<Limit>,
+        kind: TableKind,
         sig: Signature,
     ) -> Result<DepthHistogram, ProbeError> {
-        let opened = self.table(board, limit, sig)?;
+        let opened = self.table(board, kind, sig)?;
         if let Some(h) = opened.depths.get() {
             return Ok(h.clone());
         }
-        let h = crate::depths::histogram(&opened.table, board, limit, false)?;
+        let h = crate::depths::histogram(&opened.table, board, kind, false)?;
         Ok(opened.depths.get_or_init(|| h).clone())
     }
 
-    /// Every table file in the directory, as (board, limit, signature, path), sorted.
+    /// Every table file in the directory, as (board, kind, signature, path), sorted.
     pub(crate) fn list(&self) -> Result<Vec<Listed>, ProbeError> {
         let io = |e: std::io::Error| TableError::Io {
             path: self.dir.clone(),
@@ -338,21 +352,17 @@ impl Tablebase {
             for f in std::fs::read_dir(&sub).map_err(io)? {
                 let f = f.map_err(io)?.path();
                 let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                // Rule-aware tables: `nN` subdirectories.
-                let limit = name
-                    .strip_prefix('n')
-                    .and_then(|n| n.parse::<u64>().ok())
-                    .and_then(|n| Limit::new(n).ok())
-                    .filter(|n| n.dir_name() == name && f.is_dir());
-                if let Some(limit) = limit {
+                // Rule-aware and vela tables: `nN` and `vela` subdirectories.
+                let kind = TableKind::of_dir_name(name).filter(|_| f.is_dir());
+                if let Some(kind) = kind {
                     for g in std::fs::read_dir(&f).map_err(io)? {
                         let g = g.map_err(io)?.path();
                         if let Some(sig) = table_signature(&g) {
-                            out.push((board, Some(limit), sig, g));
+                            out.push((board, kind, sig, g));
                         }
                     }
                 } else if let Some(sig) = table_signature(&f) {
-                    out.push((board, None, sig, f));
+                    out.push((board, TableKind::Plain, sig, f));
                 }
             }
         }
@@ -366,7 +376,7 @@ impl Tablebase {
         let have: std::collections::HashSet<Signature> = self
             .list()?
             .into_iter()
-            .filter(|(b, n, _, _)| *b == board && n.is_none())
+            .filter(|(b, k, _, _)| *b == board && *k == TableKind::Plain)
             .map(|(_, _, s, _)| s)
             .collect();
         let complete = |total: usize| {
@@ -378,13 +388,13 @@ impl Tablebase {
             .unwrap_or(0))
     }
 
-    fn locate(&self, pos: &Position, limit: Option<Limit>) -> Result<(&Table, u64), ProbeError> {
+    fn locate(&self, pos: &Position, kind: TableKind) -> Result<(&Table, u64), ProbeError> {
         if let Some(side) = pos.side_without_stones() {
             return Err(ProbeError::GameOver(side.name()));
         }
         let (us, them) = (pos.us(), pos.them());
         let t = &self
-            .table(pos.board(), limit, Signature::of(us, them))?
+            .table(pos.board(), kind, Signature::of(us, them))?
             .table;
         let i = t.idx.index(us, them);
         Ok((t, i))
@@ -397,13 +407,12 @@ impl Tablebase {
     /// The position is over (a side has no stones), or its table is missing or
     /// damaged.
     pub fn value(&self, pos: &Position, rules: Rules) -> Result<Wdl, ProbeError> {
-        normal_game(pos, rules)?;
-        match rules.limit() {
-            None => {
-                let (t, i) = self.locate(pos, None)?;
+        match table_kind(pos, rules)? {
+            TableKind::Limit(_) => Ok(self.probe(pos, rules)?.wdl()),
+            kind => {
+                let (t, i) = self.locate(pos, kind)?;
                 Ok(t.file.wdl(i)?)
             }
-            Some(_) => Ok(self.probe(pos, rules)?.wdl()),
         }
     }
 
@@ -413,9 +422,8 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::value`].
     pub fn probe(&self, pos: &Position, rules: Rules) -> Result<Value, ProbeError> {
-        normal_game(pos, rules)?;
         Ok(match rules.limit() {
-            None => Value::Plain(self.outcome(pos)?),
+            None => Value::Plain(self.outcome(pos, rules)?),
             Some(limit) => Value::Limited {
                 stored: self.limited(pos, limit)?,
                 limit,
@@ -424,15 +432,16 @@ impl Tablebase {
         })
     }
 
-    /// The plain table's value and depth.
-    pub(crate) fn outcome(&self, pos: &Position) -> Result<Outcome, ProbeError> {
-        let (t, i) = self.locate(pos, None)?;
+    /// The value and depth without a no-capture limit: from the plain table, or the
+    /// vela table while the vela holds.
+    pub(crate) fn outcome(&self, pos: &Position, rules: Rules) -> Result<Outcome, ProbeError> {
+        let (t, i) = self.locate(pos, table_kind(pos, rules.without_limit())?)?;
         Ok(t.file.outcome(i)?)
     }
 
     /// The rule-aware table's value of `limit` (at counter 0, with T).
     pub(crate) fn limited(&self, pos: &Position, limit: Limit) -> Result<Limited, ProbeError> {
-        let (t, i) = self.locate(pos, Some(limit))?;
+        let (t, i) = self.locate(pos, TableKind::Limit(limit))?;
         Ok(t.file.limited(i)?)
     }
 
@@ -445,16 +454,17 @@ impl Tablebase {
         if let Some(side) = pos.side_without_stones() {
             return Err(ProbeError::GameOver(side.name()));
         }
-        normal_game(pos, rules)?;
+        table_kind(pos, rules)?;
         if rules.at_limit() {
             return Ok(Vec::new());
         }
         let mut out = Vec::new();
         for mv in rules.legal_moves(pos) {
             let result = pos.apply(&mv);
+            let after = rules.after(pos, &mv);
             let value = match rules.limit() {
                 None if result.us() == 0 => Value::Plain(Outcome::Win(1)),
-                None => Value::Plain(self.outcome(&result)?.for_mover()),
+                None => Value::Plain(self.outcome(&result, after)?.for_mover()),
                 Some(limit) => Value::Limited {
                     stored: if result.us() == 0 {
                         Limited::Win(1)
@@ -468,7 +478,7 @@ impl Tablebase {
                 },
             };
             out.push(MoveValue {
-                rules: rules.after(pos, &mv),
+                rules: after,
                 mv,
                 value,
                 result,
@@ -516,12 +526,14 @@ impl Tablebase {
     }
 }
 
-/// The tables value the normal game: a vela that still holds has none of its own
-/// yet (one that has ended is the normal game).
-fn normal_game(pos: &Position, rules: Rules) -> Result<(), ProbeError> {
-    match rules.active_vela(pos.board()) {
-        Some(v) => Err(ProbeError::Vela(v)),
-        None => Ok(()),
+/// The kind of table that values `pos` under `rules`: a vela that has ended is the
+/// game without it; one that holds has tables only as a game from the start
+/// gives it, and without a no-capture limit.
+fn table_kind(pos: &Position, rules: Rules) -> Result<TableKind, ProbeError> {
+    match (rules.active_vela(pos.board()), rules.limit()) {
+        (None, limit) => Ok(limit.into()),
+        (Some(v), None) if v.tabled(pos) => Ok(TableKind::Vela),
+        (Some(v), _) => Err(ProbeError::Vela(v)),
     }
 }
 
@@ -544,8 +556,8 @@ fn table_signature(path: &Path) -> Option<Signature> {
     path.file_stem()?.to_str()?.parse().ok()
 }
 
-/// A table file of a directory: its board, limit, signature and path.
-pub(crate) type Listed = (&'static Board, Option<Limit>, Signature, PathBuf);
+/// A table file of a directory: its board, kind, signature and path.
+pub(crate) type Listed = (&'static Board, TableKind, Signature, PathBuf);
 
 /// The value streams of every table of a board up to some number of stones,
 /// decoded into memory (2 bits a position class): lock-free value probes for
@@ -568,7 +580,7 @@ impl ValueTables {
         let mut tables = HashMap::new();
         let mut checksums = Vec::new();
         for &sig in sigs {
-            let Table { idx, file, .. } = Table::open(dir, board, None, sig)?;
+            let Table { idx, file, .. } = Table::open(dir, board, TableKind::Plain, sig)?;
             file.verify_checksums()?;
             checksums.push((sig, file.file_checksum()));
             tables.insert(sig, (idx, file.read_values()?));

@@ -8,8 +8,10 @@ use crate::board::{Board, BoardError};
 use crate::game::{Game, GameError};
 use crate::index::{Signature, SignatureError};
 use crate::limit::{Limit, LimitError};
-use crate::position::{Position, PositionError};
+use crate::position::{Color, Position, PositionError};
 use crate::rules::{Rules, RulesError};
+use crate::table::TableKind;
+use crate::vela::{Vela, VelaError};
 
 /// Longest position text accepted (the largest board's text is under 100 bytes).
 pub const MAX_POSITION_TEXT: usize = 256;
@@ -38,6 +40,18 @@ pub enum QueryError {
     /// A counter without a limit.
     #[error("counter needs a limit (&limit=N)")]
     CounterWithoutLimit,
+    /// A vela side that is neither `white` nor `black`.
+    #[error("vela: {0:?} is not a side: give white or black")]
+    VelaSide(String),
+    /// Both a no-capture limit and vela asked of a chart: no table is both.
+    #[error("vela=1 and limit: no table is under both")]
+    VelaWithLimit,
+    /// Stones lost under vela without a vela side.
+    #[error("vela_lost needs a vela side (&vela=white or &vela=black)")]
+    LostWithoutVela,
+    /// More stones said lost than the vela side started with.
+    #[error(transparent)]
+    Vela(#[from] VelaError),
     /// The position text does not parse.
     #[error(transparent)]
     Position(#[from] PositionError),
@@ -65,15 +79,18 @@ pub enum QueryError {
     },
 }
 
-/// `start=TEXT[&moves=M1+M2+...][&limit=N[&counter=C]]`: a game from a start
-/// position, its moves in notation separated by spaces, replayed by the rules.
+/// `start=TEXT[&moves=M1+M2+...][&limit=N[&counter=C]][&vela=SIDE[&vela_lost=N]]`: a
+/// game from a start position, its moves in notation separated by spaces, replayed
+/// by the rules.
 #[derive(Clone, Debug)]
 pub struct GameQuery {
     /// The game, every move played.
     pub game: Game,
 }
 
-/// `position=TEXT[&limit=N[&counter=C]]`: a position and the rules to ask under.
+/// `position=TEXT[&limit=N[&counter=C]][&vela=white|black[&vela_lost=N]]`: a
+/// position and the rules to ask under (the vela side, with the stones it has lost;
+/// by default those it is missing from the start).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PositionQuery {
     /// The position asked about.
@@ -82,13 +99,13 @@ pub struct PositionQuery {
     pub rules: Rules,
 }
 
-/// `board=WxH[&signature=NvM][&limit=N]`: which chart.
+/// `board=WxH[&signature=NvM][&limit=N | &vela=1]`: which chart.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChartQuery {
     /// The board.
     pub board: &'static Board,
-    /// The no-capture limit of the tables, if any.
-    pub limit: Option<Limit>,
+    /// The kind of the tables: plain, of a no-capture limit, or vela.
+    pub kind: TableKind,
     /// The table, where the chart is of one.
     pub signature: Option<Signature>,
 }
@@ -147,13 +164,17 @@ impl PositionQuery {
     ///
     /// A [`QueryError`] saying which field is wrong.
     pub fn parse(query: &str) -> Result<PositionQuery, QueryError> {
-        let mut f = Fields::parse(query, ["position", "limit", "counter"])?;
+        let mut f = Fields::parse(query, ["position", "limit", "counter", "vela", "vela_lost"])?;
         let text = f.values[0].take().ok_or(QueryError::Missing("position"))?;
         if text.len() > MAX_POSITION_TEXT {
             return Err(QueryError::TooLong);
         }
         let position = Position::parse_arg(&text)?;
-        let rules = rules(f.number(1, "limit")?, f.number(2, "counter")?)?;
+        let rules = rules(f.number(1, "limit")?, f.number(2, "counter")?)?.with_vela(vela(
+            f.values[3].take(),
+            f.number(4, "vela_lost")?,
+            &position,
+        )?);
         Ok(PositionQuery { position, rules })
     }
 }
@@ -172,13 +193,20 @@ impl GameQuery {
     ///
     /// A [`QueryError`] saying which field is wrong, or which move cannot be played.
     pub fn parse(query: &str) -> Result<GameQuery, QueryError> {
-        let mut f = Fields::parse(query, ["start", "moves", "limit", "counter"])?;
+        let mut f = Fields::parse(
+            query,
+            ["start", "moves", "limit", "counter", "vela", "vela_lost"],
+        )?;
         let text = f.values[0].take().ok_or(QueryError::Missing("start"))?;
         if text.len() > MAX_POSITION_TEXT {
             return Err(QueryError::TooLong);
         }
         let start = Position::parse_arg(&text)?;
-        let rules = rules(f.number(2, "limit")?, f.number(3, "counter")?)?;
+        let rules = rules(f.number(2, "limit")?, f.number(3, "counter")?)?.with_vela(vela(
+            f.values[4].take(),
+            f.number(5, "vela_lost")?,
+            &start,
+        )?);
         let mut game = Game::new(start, rules);
         let moves = f.values[1].take().unwrap_or_default();
         for (i, m) in moves.split_whitespace().enumerate() {
@@ -200,6 +228,22 @@ fn rules(limit: Option<u64>, counter: Option<u32>) -> Result<Rules, QueryError> 
     })
 }
 
+/// The vela `vela=white|black` and `vela_lost=N` ask for in `pos`.
+fn vela(
+    side: Option<String>,
+    lost: Option<u32>,
+    pos: &Position,
+) -> Result<Option<Vela>, QueryError> {
+    let side = match side.as_deref() {
+        None if lost.is_some() => return Err(QueryError::LostWithoutVela),
+        None => return Ok(None),
+        Some("white") => Color::White,
+        Some("black") => Color::Black,
+        Some(other) => return Err(QueryError::VelaSide(other.to_string())),
+    };
+    Ok(Some(Vela::at(pos, side, lost)?))
+}
+
 impl ChartQuery {
     /// Parses the query string (without the `?`).
     ///
@@ -207,13 +251,24 @@ impl ChartQuery {
     ///
     /// A [`QueryError`] saying which field is wrong.
     pub fn parse(query: &str) -> Result<ChartQuery, QueryError> {
-        let mut f = Fields::parse(query, ["board", "signature", "limit"])?;
+        let mut f = Fields::parse(query, ["board", "signature", "limit", "vela"])?;
         let board = Board::by_name(&f.values[0].take().ok_or(QueryError::Missing("board"))?)?;
         let signature = f.values[1].take().map(|s| s.parse()).transpose()?;
         let limit = f.number(2, "limit")?.map(Limit::new).transpose()?;
+        let kind = match (limit, f.values[3].take().as_deref()) {
+            (limit, None | Some("0")) => limit.into(),
+            (None, Some("1")) => TableKind::Vela,
+            (Some(_), Some("1")) => return Err(QueryError::VelaWithLimit),
+            (_, Some(other)) => {
+                return Err(QueryError::NotANumber {
+                    field: "vela",
+                    text: other.to_string(),
+                });
+            }
+        };
         Ok(ChartQuery {
             board,
-            limit,
+            kind,
             signature,
         })
     }
@@ -265,13 +320,40 @@ mod tests {
     }
 
     #[test]
+    fn vela_fields() {
+        let q = PositionQuery::parse("position=start&vela=black").unwrap();
+        let v = q.rules.vela().unwrap();
+        assert_eq!((v.side(), v.lost()), (Color::Black, 0));
+        let q = PositionQuery::parse("position=9/9/B8/9/3WW3B+w&vela=white&vela_lost=4").unwrap();
+        assert_eq!(q.rules.vela().unwrap().lost(), 4);
+        assert_eq!(
+            error("position=start&vela=red"),
+            "vela: \"red\" is not a side: give white or black"
+        );
+        assert_eq!(
+            error("position=start&vela_lost=2"),
+            "vela_lost needs a vela side (&vela=white or &vela=black)"
+        );
+        assert!(error("position=start&vela=white&vela_lost=1").contains("more than the 22"));
+        let g = GameQuery::parse("start=start&vela=white&moves=d3-e3W").unwrap_err();
+        assert!(g.to_string().contains("White plays vela"), "{g}");
+    }
+
+    #[test]
     fn chart_queries() {
         let q = ChartQuery::parse("board=9x5&signature=2v1&limit=20").unwrap();
         assert_eq!(q.board, Board::tsivy());
         assert_eq!(q.signature, Some(Signature::new(2, 1)));
-        assert_eq!(q.limit.map(Limit::plies), Some(20));
+        assert_eq!(q.kind.limit().map(Limit::plies), Some(20));
         let q = ChartQuery::parse("board=dimy").unwrap();
-        assert_eq!((q.board.width(), q.signature, q.limit), (5, None, None));
+        assert_eq!(
+            (q.board.width(), q.signature, q.kind),
+            (5, None, TableKind::Plain)
+        );
+        let q = ChartQuery::parse("board=9x5&signature=6v1&vela=1").unwrap();
+        assert_eq!(q.kind, TableKind::Vela);
+        assert!(ChartQuery::parse("board=9x5&vela=1&limit=20").is_err());
+        assert!(ChartQuery::parse("board=9x5&vela=yes").is_err());
         assert!(
             ChartQuery::parse("board=4x4")
                 .unwrap_err()

@@ -107,6 +107,15 @@ impl Rules {
         Rules { vela, ..self }
     }
 
+    /// These rules without the no-capture limit (the same vela).
+    pub(crate) fn without_limit(self) -> Rules {
+        Rules {
+            limit: None,
+            counter: 0,
+            ..self
+        }
+    }
+
     /// The vela handicap, if a side plays it.
     pub fn vela(self) -> Option<Vela> {
         self.vela

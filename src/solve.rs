@@ -101,7 +101,7 @@ pub fn solve(
     let tables = generate(dir, board, &[signature], opts, report)?;
     let seconds = start.elapsed().as_secs_f64();
     let tb = Tablebase::open(dir)?;
-    let outcome = tb.outcome(pos)?;
+    let outcome = tb.outcome(pos, Rules::PLAIN)?;
     let search = search(&tb, pos, signature.stones(), 10_000)?;
     Ok(Solution {
         board,
@@ -149,7 +149,7 @@ fn negamax(
     }
     let stones = (pos.us() | pos.them()).count_ones() as usize;
     if stones < material {
-        return Ok(Some(tb.outcome(pos)?));
+        return Ok(Some(tb.outcome(pos, Rules::PLAIN)?));
     }
     if path.contains(pos) {
         return Ok(Some(Outcome::Draw));

@@ -56,6 +56,21 @@ impl Vela {
         start_stones(board).saturating_sub(5)
     }
 
+    /// The stones a vela side keeps when its vela ends, having lost
+    /// [`Vela::stones_to_lose`] of its start stones: five, or the start count of a
+    /// board with fewer (where vela never holds).
+    pub fn floor(board: &'static Board) -> u32 {
+        start_stones(board) - Vela::stones_to_lose(board)
+    }
+
+    /// Whether the vela tables value `pos` under this vela: it still holds, and the
+    /// side has lost exactly the stones it is missing (as in a game from the start),
+    /// so that it ends when the side is down to [`Vela::floor`].
+    pub fn tabled(self, pos: &Position) -> bool {
+        let board = pos.board();
+        self.active(board) && self.lost() + stones(pos, self.side) == start_stones(board)
+    }
+
     /// `side` plays vela in `pos`, having lost `lost` stones; by default all the
     /// stones it is missing from the board's start (stones leave only by capture).
     ///
@@ -115,9 +130,10 @@ impl Vela {
 /// `vela for White, 3 stones lost`.
 impl fmt::Display for Vela {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.lost == 1 { "" } else { "s" };
         write!(
             f,
-            "vela for {}, {} stones lost",
+            "vela for {}, {} stone{s} lost",
             self.side.name(),
             self.lost
         )
@@ -146,6 +162,8 @@ mod tests {
     fn stones_to_lose_by_board() {
         let n = |w, h| Vela::stones_to_lose(Board::get(w, h).unwrap());
         assert_eq!((n(9, 5), n(5, 5), n(5, 3), n(3, 3)), (17, 7, 2, 0));
+        let f = |w, h| Vela::floor(Board::get(w, h).unwrap());
+        assert_eq!((f(9, 5), f(5, 5), f(5, 3), f(3, 3)), (5, 5, 5, 4));
     }
 
     #[test]
@@ -163,5 +181,9 @@ mod tests {
         );
         // A count that would wrap is refused, not wrapped.
         assert!(Vela::at(&pos, Color::White, Some(u32::MAX)).is_err());
+        // Tabled only with the lost count a game from the start gives.
+        let six: Position = "9/9/B8/WWW6/3WWW2B w".parse().unwrap();
+        assert!(Vela::at(&six, Color::White, None).unwrap().tabled(&six));
+        assert!(!Vela::at(&six, Color::White, Some(15)).unwrap().tabled(&six));
     }
 }

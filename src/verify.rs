@@ -3,7 +3,8 @@
 //! (`Position::successors`) and read back from the files. It shares no code with the
 //! generator's propagation. A rule-aware table is re-derived by the rule-aware value
 //! rule (`Limited::from_moves`), with each position's value without the limit read
-//! from the plain table.
+//! from the plain table. A vela table is re-derived from the moves the rules engine
+//! allows under vela (`Rules::legal_moves`).
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -18,12 +19,14 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::board::Board;
 use crate::depths::{DepthHistogram, read_sidecar};
 use crate::index::{Indexer, Signature};
-use crate::limit::{Limit, Limited};
+use crate::limit::Limited;
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, Tablebase, Value};
+use crate::retro::capture_deps;
 use crate::rules::Rules;
-use crate::table::{Decoded, Stats, Table, code_limited, table_path};
+use crate::table::{Decoded, Stats, Table, TableKind, code_limited, table_path};
 use crate::value::Outcome;
+use crate::vela::Vela;
 
 /// The result of verifying one table.
 #[derive(Clone, Debug)]
@@ -33,8 +36,8 @@ pub struct VerifyReport {
     pub board: &'static Board,
     /// Its signature.
     pub sig: Signature,
-    /// The no-capture limit of a rule-aware table.
-    pub limit: Option<Limit>,
+    /// The game it values.
+    pub kind: TableKind,
     /// Its file.
     pub path: PathBuf,
     /// Entries re-derived: every entry, or the sample taken.
@@ -48,7 +51,7 @@ pub struct VerifyReport {
     pub stats_error: Option<String>,
 }
 
-/// Verifies the tables in `tb`'s directory, plain and rule-aware (those of `only`'s
+/// Verifies the tables in `tb`'s directory, of every kind (those of `only`'s
 /// signatures, or all when it is empty): checksums first, then consistency of every
 /// entry, or of `sample` entries per table through the probe API (`verify_sample`).
 pub fn verify(
@@ -58,16 +61,16 @@ pub fn verify(
     mut each: impl FnMut(&VerifyReport),
 ) -> Result<Vec<VerifyReport>, ProbeError> {
     let mut out = Vec::new();
-    for (board, limit, sig, _) in tb.list()? {
+    for (board, kind, sig, _) in tb.list()? {
         if !only.is_empty() && !only.contains(&sig) {
             continue;
         }
-        Table::open(tb.dir(), board, limit, sig)?
+        Table::open(tb.dir(), board, kind, sig)?
             .file
             .verify_checksums()?;
         let r = match sample {
-            Some(n) => verify_sample(tb, board, limit, sig, n)?,
-            None => verify_table(tb.dir(), board, limit, sig)?,
+            Some(n) => verify_sample(tb, board, kind, sig, n)?,
+            None => verify_table(tb.dir(), board, kind, sig)?,
         };
         each(&r);
         out.push(r);
@@ -83,7 +86,7 @@ pub fn verify(
 fn verify_sample(
     tb: &Tablebase,
     board: &'static Board,
-    limit: Option<Limit>,
+    kind: TableKind,
     sig: Signature,
     samples: u64,
 ) -> Result<VerifyReport, ProbeError> {
@@ -103,7 +106,7 @@ fn verify_sample(
             let describe = |stored: &dyn Display, derived: &dyn Display| {
                 describe_mismatch(i, &pos, stored, derived)
             };
-            if let Some(limit) = limit {
+            if let Some(limit) = kind.limit() {
                 let stored = tb.limited(&pos, limit)?;
                 let moves = tb.moves(&pos, limit.into())?;
                 let plain = tb.value(&pos, Rules::PLAIN)?;
@@ -117,9 +120,10 @@ fn verify_sample(
                 );
                 return Ok((stored != derived).then(|| describe(&stored, &derived)));
             }
-            let stored = tb.outcome(&pos)?;
+            let rules = Rules::PLAIN.with_vela(vela_of(kind, &pos));
+            let stored = tb.outcome(&pos, rules)?;
             // No move: lost in 0.
-            let derived = match tb.moves(&pos, Rules::PLAIN)?.first().map(|m| m.value) {
+            let derived = match tb.moves(&pos, rules)?.first().map(|m| m.value) {
                 Some(Value::Plain(o)) => o,
                 _ => Outcome::Loss(0),
             };
@@ -130,8 +134,8 @@ fn verify_sample(
     Ok(VerifyReport {
         board,
         sig,
-        limit,
-        path: table_path(tb.dir(), board, limit, sig),
+        kind,
+        path: table_path(tb.dir(), board, kind, sig),
         entries: count,
         mismatches: found.len() as u64,
         examples: found.into_iter().take(EXAMPLES).collect(),
@@ -151,22 +155,36 @@ fn describe_mismatch(
     format!("entry {i} ({pos}): stored {stored}, derived {derived}")
 }
 
+/// The vela a vela table's position (White to move) is valued under: the side above
+/// the floor, having lost what it is missing.
+fn vela_of(kind: TableKind, pos: &Position) -> Option<Vela> {
+    (kind == TableKind::Vela).then(|| {
+        let side = if kind.vela_to_move(pos.board(), Signature::of(pos.us(), pos.them())) {
+            pos.turn()
+        } else {
+            pos.turn().other()
+        };
+        Vela::at(pos, side, None).expect("the missing stones are what a side lost")
+    })
+}
+
 /// Re-derives every entry of one table from its successors.
 pub(crate) fn verify_table(
     dir: &Path,
     board: &'static Board,
-    limit: Option<Limit>,
+    kind: TableKind,
     sig: Signature,
 ) -> Result<VerifyReport, ProbeError> {
+    let limit = kind.limit();
     // The table and its successors' tables: paikas keep the material (the opponent
     // to move), captures reduce the opponent's.
-    let own = Table::open(dir, board, limit, sig)?;
+    let own = Table::open(dir, board, kind, sig)?;
     let stored_stats = own.file.header().stats;
     let sidecar = read_sidecar(
         own.file.path(),
         board,
         sig,
-        limit,
+        kind,
         own.file.file_checksum(),
         &stored_stats,
     );
@@ -174,15 +192,16 @@ pub(crate) fn verify_table(
     tables.insert(sig, own.decode()?);
     let sigs = [sig, sig.flipped()]
         .into_iter()
-        .chain((1..sig.them).map(|left| Signature::new(left, sig.us)));
-    for s in sigs {
+        .map(|s| (s, kind))
+        .chain(capture_deps(board, kind, sig));
+    for (s, k) in sigs {
         if let Entry::Vacant(e) = tables.entry(s) {
-            e.insert(Table::open(dir, board, limit, s)?.decode()?);
+            e.insert(Table::open(dir, board, k, s)?.decode()?);
         }
     }
     // A rule-aware table's draws are told apart by the plain values.
     let plain = match limit {
-        Some(_) => Some(Table::open(dir, board, None, sig)?.decode()?),
+        Some(_) => Some(Table::open(dir, board, TableKind::Plain, sig)?.decode()?),
         None => None,
     };
     let own = &tables[&sig];
@@ -224,7 +243,21 @@ pub(crate) fn verify_table(
                 (stored != derived).then(|| describe_mismatch(i, &pos, stored, derived))
             }
             _ => {
-                let derived = Outcome::from_successors(pos.successors().iter().map(|s| {
+                let successors = match vela_of(kind, &pos) {
+                    Some(v) => {
+                        let rules = Rules::PLAIN.with_vela(Some(v));
+                        let mut s: Vec<Position> = rules
+                            .legal_moves(&pos)
+                            .iter()
+                            .map(|m| pos.apply(m))
+                            .collect();
+                        s.sort_unstable_by_key(|p| (p.us(), p.them()));
+                        s.dedup();
+                        s
+                    }
+                    None => pos.successors(),
+                };
+                let derived = Outcome::from_successors(successors.iter().map(|s| {
                     if s.us() == 0 {
                         return Outcome::Loss(0);
                     }
@@ -246,8 +279,8 @@ pub(crate) fn verify_table(
     Ok(VerifyReport {
         board,
         sig,
-        limit,
-        path: table_path(dir, board, limit, sig),
+        kind,
+        path: table_path(dir, board, kind, sig),
         entries: idx.size(),
         mismatches: mismatches.load(Relaxed),
         examples,

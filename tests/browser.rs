@@ -265,4 +265,31 @@ fn the_web_board_shows_values_and_plays_a_clicked_move() {
         "#moves li",
         "game over: drawn by the third repetition of the position",
     );
+
+    // Under vela (5x3's vela tables): White steps quietly, the side stays with the
+    // game and the record names it.
+    let board = fanotb::Board::by_name("5x3").unwrap();
+    let vela: Vec<fanotb::Signature> = vec!["6v1".parse().unwrap()];
+    fanotb::generate(dir.path(), board, &vela, &fanotb::Options::vela(), |_| {}).unwrap();
+    d.call(
+        "POST",
+        "/url",
+        json!({"url": format!("{}/?position=B4/WW3/WWWW1%20w&vela=white", server.base)}),
+    );
+    d.wait_for(
+        "#value",
+        "White to move: win in 5 · vela for White, 1 stone lost",
+    );
+    assert_eq!(d.elements("#moves li").len(), 7, "quiet steps only");
+    assert_eq!(d.property(&d.elements("#vela")[0], "value"), "white");
+    d.click("#moves li[data-move='c1-c2']");
+    d.wait_for(
+        "#value",
+        "Black to move: loss in 4 · vela for White, 1 stone lost",
+    );
+    assert_eq!(d.property(&d.elements("#vela")[0], "value"), "white");
+    d.wait_for(
+        "#record",
+        "[Board \"5x3\"]\n[Start \"B4/WW3/WWWW1 w\"]\n[Vela \"White\"]\n[Result \"*\"]\n\n1. c1-c2 *",
+    );
 }

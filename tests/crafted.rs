@@ -167,7 +167,7 @@ const P1V1: &str = "9/9/4W4/9/B8 w";
 const P2V1: &str = "9/9/3WW4/9/B8 w";
 
 fn path_of(dir: &Path, s: &str) -> PathBuf {
-    table_path(dir, Board::tsivy(), None, sig(s))
+    table_path(dir, Board::tsivy(), fanotb::TableKind::Plain, sig(s))
 }
 
 #[test]

@@ -205,8 +205,12 @@ fn c_abi_bitboards_value_only_root_largest_and_errors() {
         fanotb_close(tb);
 
         // A damaged table: its own code, not "missing".
-        let path =
-            fanotb::internals::table_path(dir.path(), Board::tsivy(), None, "2v1".parse().unwrap());
+        let path = fanotb::internals::table_path(
+            dir.path(),
+            Board::tsivy(),
+            fanotb::TableKind::Plain,
+            "2v1".parse().unwrap(),
+        );
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
         let tb = fanotb_open(cdir.as_ptr());

@@ -5,8 +5,8 @@ mod common;
 
 use common::{Rng, naive};
 use fanotb::{
-    Board, Color, End, Game, GameResult, Mistake, Position, Record, Rules, Tablebase, Vela, Wdl,
-    analyse, perft_under,
+    Board, Color, End, Game, GameResult, Mistake, Options, Position, Record, Rules, Signature,
+    TableKind, Tablebase, Vela, Wdl, analyse, generate, perft_under,
 };
 
 /// The vela of `pos` in the naive reference's terms.
@@ -127,8 +127,10 @@ fn a_vela_side_steps_quietly_and_refuses_captures_until_the_count_is_met() {
     assert_eq!(rules.after(&pos, &white_capture).vela(), Some(v));
 }
 
+/// The vela tables hold a vela as a game from the start gives it; another count of
+/// stones lost, or a limit too, is refused, a vela that has ended is the plain game.
 #[test]
-fn the_tables_refuse_a_vela_that_holds_and_answer_once_it_ends() {
+fn the_tables_refuse_a_vela_they_do_not_hold_and_answer_once_it_ends() {
     let dir = common::tables(Board::tsivy(), 3);
     let tb = Tablebase::open(dir.path()).unwrap();
     let pos: Position = "9/9/B8/9/3WW4 w".parse().unwrap();
@@ -140,8 +142,32 @@ fn the_tables_refuse_a_vela_that_holds_and_answer_once_it_ends() {
     let holds = Rules::PLAIN.with_vela(Some(Vela::at(&pos, Color::White, Some(3)).unwrap()));
     assert_eq!(
         tb.value(&pos, holds).unwrap_err().to_string(),
-        "no tables for positions under vela yet: vela for White, 3 stones lost, so it still plays quiet moves only"
+        "no table values this vela: vela for White, 3 stones lost; the vela tables hold a side that has lost the stones it is missing, without a no-capture limit"
     );
+    // A vela the tables hold, whose table is not built: the error says how to build it.
+    let six: Position = "9/9/B8/WWW6/3WWW3 w".parse().unwrap();
+    let vela = Some(Vela::at(&six, Color::White, None).unwrap());
+    let err = tb.value(&six, Rules::PLAIN.with_vela(vela)).unwrap_err();
+    let hint = match &err {
+        fanotb::ProbeError::Table(t) => t.build_hint().unwrap(),
+        e => panic!("{e}"),
+    };
+    assert!(
+        err.to_string()
+            .starts_with("no table 6v1 under vela for the 9x5 board in ")
+    );
+    assert!(
+        hint.starts_with(
+            "build it with `fanotb generate --board 9x5 --signature 6v1 --vela --dir "
+        )
+    );
+    let limited = Rules::no_capture_limit(fanotb::Limit::new(60).unwrap(), 0)
+        .unwrap()
+        .with_vela(vela);
+    assert!(matches!(
+        tb.value(&six, limited),
+        Err(fanotb::ProbeError::Vela(_))
+    ));
 }
 
 /// A random game on a small board, by the rules, checked ply by ply against a
@@ -474,4 +500,48 @@ fn the_command_line_records_and_analyses_games() {
         "",
         "White plays vela until it has lost 17 stones (0 so far)",
     );
+}
+
+/// The vela tables of 5x3 up to 8 stones (the vela side 6 or 7 stones against 1
+/// or 2), against the naive solve of the game under vela: every position, the
+/// vela side White or Black, either side to move, value and depth. A vela side
+/// there ends its vela at five stones, like tsivy's.
+#[test]
+fn vela_tables_match_the_naive_solve() {
+    let board = Board::by_name("5x3").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let targets: Vec<Signature> = Signature::all_up_to(8)
+        .into_iter()
+        .filter(|&s| TableKind::Vela.holds(board, s))
+        .collect();
+    assert_eq!(targets.len(), 6, "6v1, 6v2, 7v1 and their opposites");
+    generate(dir.path(), board, &targets, &Options::vela(), |_| {}).unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let naive = naive::solve_vela(5, 3, 8, 5, 7);
+    let (mut checked, mut won, mut drawn) = (0, 0, 0);
+    for (p, want) in &naive {
+        let white: Position = naive::to_text(p).parse().unwrap();
+        // The same position with the colours swapped: Black plays vela.
+        let black = Position::from_sides(board, white.us(), white.them(), white.turn().other());
+        for (pos, side) in [(white, Color::White), (black, Color::Black)] {
+            let rules = Rules::PLAIN.with_vela(Some(Vela::at(&pos, side, None).unwrap()));
+            let got = tb.probe(&pos, rules).unwrap();
+            let want = match *want {
+                naive::Value::Win(d) => fanotb::Outcome::Win(d),
+                naive::Value::Loss(d) => fanotb::Outcome::Loss(d),
+                naive::Value::Draw => fanotb::Outcome::Draw,
+            };
+            assert_eq!(
+                got,
+                fanotb::Value::Plain(want),
+                "{pos} with {side:?} on vela"
+            );
+            checked += 1;
+        }
+        won += matches!(want, naive::Value::Win(_)) as u32;
+        drawn += matches!(want, naive::Value::Draw) as u32;
+    }
+    // Every placement, both sides to move, both colours; every result occurs.
+    assert_eq!(checked, 2 * 2 * (5005 * 9 + 5005 * 36 + 6435 * 8));
+    assert!(won > 0 && drawn > 0 && (won + drawn) < naive.len() as u32);
 }

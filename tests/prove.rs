@@ -530,7 +530,7 @@ fn verify_tables_catches_a_table_altered_with_recomputed_checksums() {
     assert!(r.tables_verified);
 
     let sig: fanotb::Signature = "2v1".parse().unwrap();
-    let path = fanotb::internals::table_path(dir.path(), board, None, sig);
+    let path = fanotb::internals::table_path(dir.path(), board, fanotb::TableKind::Plain, sig);
     let tb = Tablebase::open(dir.path()).unwrap();
     let pos = Position::from_sides(board, 0b11, 1 << 8, Color::White);
     let truth = common::plain(&tb, &pos).unwrap();
@@ -542,7 +542,7 @@ fn verify_tables_catches_a_table_altered_with_recomputed_checksums() {
     };
     let idx = fanotb::internals::Indexer::new(board, sig);
     fanotb::internals::set_entry(&path, board, sig, idx.index(0b11, 1 << 8), wrong).unwrap();
-    let sum = fanotb::internals::TableFile::open(&path, board, None, sig)
+    let sum = fanotb::internals::TableFile::open(&path, board, fanotb::TableKind::Plain, sig)
         .unwrap()
         .file_checksum();
     for t in cert.tables.iter_mut().filter(|t| t.0 == sig) {

@@ -126,7 +126,7 @@ fn the_api_answers_as_the_library_does_and_errors_are_json() {
     for (t, info) in tables.iter().zip(&infos) {
         assert_eq!(t["signature"], info.signature.to_string());
         assert_eq!(t["wins"], info.stats.wins);
-        assert_eq!(t["limit"], json!(info.limit.map(Limit::plies)));
+        assert_eq!(t["limit"], json!(info.kind.limit().map(Limit::plies)));
     }
 
     // Charts and the page with its assets.

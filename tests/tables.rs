@@ -14,7 +14,7 @@ use fanotb::internals::build_plan;
 use fanotb::internals::{Indexer, binom};
 use fanotb::internals::{TableFile, set_entry, table_path};
 use fanotb::verify;
-use fanotb::{Board, Position};
+use fanotb::{Board, Position, TableKind};
 use fanotb::{Options, generate};
 
 fn build(dir: &Path, board: &'static Board, max: usize) {
@@ -101,8 +101,13 @@ fn tsivy_up_to_four_stones_match_brute_force() {
     // force holds each position with either colour to move, so twice as many.
     let mut total = (0, 0, 0, 0);
     for sig in Signature::all_up_to(4) {
-        let f =
-            TableFile::open(&table_path(dir.path(), board, None, sig), board, None, sig).unwrap();
+        let f = TableFile::open(
+            &table_path(dir.path(), board, TableKind::Plain, sig),
+            board,
+            TableKind::Plain,
+            sig,
+        )
+        .unwrap();
         let s = f.header().stats;
         assert_eq!(
             s.placements,
@@ -232,7 +237,7 @@ fn tables_with_2v1() -> (tempfile::TempDir, Signature, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), Board::tsivy(), 3);
     let sig: Signature = "2v1".parse().unwrap();
-    let path = table_path(dir.path(), Board::tsivy(), None, sig);
+    let path = table_path(dir.path(), Board::tsivy(), TableKind::Plain, sig);
     (dir, sig, path)
 }
 
@@ -300,7 +305,7 @@ fn damaged_files_are_detected_never_misread() {
 fn verify_finds_a_wrong_value_in_a_well_formed_file() {
     let board = Board::tsivy();
     let (dir, sig, path) = tables_with_2v1();
-    let file = TableFile::open(&path, board, None, sig).unwrap();
+    let file = TableFile::open(&path, board, TableKind::Plain, sig).unwrap();
     let i = file.header().stats.longest_win;
     assert_eq!(file.outcome(i).unwrap(), Outcome::Win(29));
     drop(file);
@@ -334,7 +339,9 @@ fn verify_finds_a_wrong_value_in_a_well_formed_file() {
 #[test]
 fn build_plan_puts_dependencies_first_and_keeps_the_order_asked() {
     let sigs = |v: &[&str]| -> Vec<Signature> { v.iter().map(|s| s.parse().unwrap()).collect() };
-    let plan = build_plan(&sigs(&["3v5", "4v4", "2v6", "1v7"]));
+    let tsivy = Board::tsivy();
+    let plain = |v: &[Signature]| build_plan(tsivy, TableKind::Plain, v);
+    let plan = plain(&sigs(&["3v5", "4v4", "2v6", "1v7"]));
     // Every pair of up to 7 stones (named smaller side first), then the four asked.
     assert_eq!(plan.len(), 12 + 4);
     assert_eq!(plan[12..], sigs(&["3v5", "4v4", "2v6", "1v7"]));
@@ -342,7 +349,37 @@ fn build_plan_puts_dependencies_first_and_keeps_the_order_asked() {
     let stones: Vec<usize> = plan.iter().map(|s| s.stones()).collect();
     assert!(stones.is_sorted());
     // A target named by its larger side builds the same pair.
-    assert_eq!(build_plan(&sigs(&["5v3"])), build_plan(&sigs(&["3v5"])));
+    assert_eq!(plain(&sigs(&["5v3"])), plain(&sigs(&["3v5"])));
+    // Vela pairs need only the vela pairs their captures reach (the plain ones are
+    // another build's); a vela side to move captures nothing.
+    let vela = |v: &[Signature]| build_plan(tsivy, TableKind::Vela, v);
+    assert_eq!(vela(&sigs(&["7v1"])), sigs(&["1v6", "1v7"]));
+    assert_eq!(vela(&sigs(&["6v2", "1v6"])), sigs(&["1v6", "2v6"]));
+}
+
+#[test]
+fn a_vela_build_refuses_signatures_with_no_vela_table() {
+    let dir = tempfile::tempdir().unwrap();
+    for bad in ["3v3", "6v6", "23v1"] {
+        let e = generate(
+            dir.path(),
+            Board::tsivy(),
+            &[bad.parse().unwrap()],
+            &Options::vela(),
+            |_| {},
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "no vela table {bad} on the 9x5 board: the vela side, one side and only one, has more than 5 stones and at most the 22 it starts with"
+            )
+        );
+    }
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing built"
+    );
 }
 
 #[test]
@@ -377,8 +414,8 @@ fn the_build_plan_counts_what_generate_builds() {
     let dir = tempfile::tempdir().unwrap();
     let board = Board::get(5, 3).unwrap();
     let targets = Signature::all_up_to(5);
-    let plan = fanotb::plan_build(dir.path(), board, &targets, None).unwrap();
-    assert_eq!(plan.pairs, build_plan(&targets));
+    let plan = fanotb::plan_build(dir.path(), board, &targets, TableKind::Plain).unwrap();
+    assert_eq!(plan.pairs, build_plan(board, TableKind::Plain, &targets));
     let built = generate(dir.path(), board, &targets, &Options::default(), |_| {}).unwrap();
     let positions: u64 = built.iter().map(|r| r.stats.placements).sum();
     assert_eq!(plan.positions, positions);
@@ -391,7 +428,7 @@ fn the_build_plan_counts_what_generate_builds() {
         "{plan:?} vs {bound}"
     );
     // Built, nothing is left to plan.
-    let again = fanotb::plan_build(dir.path(), board, &targets, None).unwrap();
+    let again = fanotb::plan_build(dir.path(), board, &targets, TableKind::Plain).unwrap();
     assert!(again.pairs.is_empty() && again.positions == 0);
 }
 
@@ -425,7 +462,7 @@ fn depth_sidecars_are_scanned_when_missing_and_verified() {
     let depths = || {
         Tablebase::open(dir.path())
             .unwrap()
-            .depths(board, None, sig)
+            .depths(board, TableKind::Plain, sig)
             .unwrap()
     };
     let sound = depths();

@@ -48,7 +48,7 @@ fuzz_target!(|bytes: &[u8]| {
     match ChartQuery::parse(&text) {
         Ok(q) => {
             if let Some(sig) = q.signature {
-                let _ = tb.depths(q.board, q.limit, sig);
+                let _ = tb.depths(q.board, q.kind, sig);
             }
         }
         Err(e) => {

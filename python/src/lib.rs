@@ -276,6 +276,8 @@ struct TableStats {
     signature: String,
     /// The no-capture limit of a rule-aware table, or None.
     limit: Option<u32>,
+    /// Whether it is a vela table.
+    vela: bool,
     /// Positions in the table.
     positions: u64,
     wins: u64,
@@ -294,7 +296,11 @@ struct TableStats {
 #[pymethods]
 impl TableStats {
     fn __repr__(&self) -> String {
-        let under = self.limit.map_or(String::new(), |n| format!(" n{n}"));
+        let under = match (self.limit, self.vela) {
+            (Some(n), _) => format!(" n{n}"),
+            (None, true) => " vela".into(),
+            (None, false) => String::new(),
+        };
         format!(
             "TableStats({} {}{under}: {} positions, {} wins, {} draws, {} losses)",
             self.board, self.signature, self.positions, self.wins, self.draws, self.losses
@@ -419,7 +425,8 @@ impl Tablebase {
             .map(|t| TableStats {
                 board: t.board.size_name(),
                 signature: t.signature.to_string(),
-                limit: t.limit.map(fanotb::Limit::plies),
+                limit: t.kind.limit().map(fanotb::Limit::plies),
+                vela: t.kind == fanotb::TableKind::Vela,
                 positions: t.stats.placements,
                 wins: t.stats.wins,
                 draws: t.stats.draws,
@@ -446,7 +453,10 @@ fn board(name: &str) -> PyResult<&'static Board> {
 fn report_dict<'py>(py: Python<'py>, r: &fanotb::TableReport) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("signature", r.sig.to_string())?;
-    d.set_item("limit", r.limit.map(fanotb::Limit::plies))?;
+    d.set_item("limit", r.kind.limit().map(fanotb::Limit::plies))?;
+    if r.kind == fanotb::TableKind::Vela {
+        d.set_item("vela", true)?;
+    }
     d.set_item("path", &r.path)?;
     d.set_item("entries", r.entries)?;
     d.set_item("wins", r.stats.wins)?;

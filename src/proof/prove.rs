@@ -151,7 +151,7 @@ pub fn prove(
         observer: opts.table_observer.clone(),
         force: false,
         checkpoint_every: None,
-        limit: None,
+        kind: crate::table::TableKind::Plain,
     };
     let tables = crate::retro::generate(dir, board, &sigs, &gen_opts, table_report)?;
     let table_seconds = t0.elapsed().as_secs_f64();

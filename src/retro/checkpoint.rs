@@ -6,11 +6,11 @@
 //! level boundary is deterministic, so a resumed build writes byte-identical tables.
 //!
 //! File `DIR/WxH/NvM.pair.ckpt` (N <= M, the pair's smaller-first member; in
-//! `DIR/WxH/nN/` for the rule-aware tables of a no-capture limit N), written
+//! the kind's subdirectory, `nN/` or `vela/`, for other tables), written
 //! whole or not at all: magic `FNPAIR1\n`; the generator revision (u32); width, height, N, M (one byte each); the
 //! next level and the largest stage-1 code (u16 each); the number of sides; per side
 //! its entry count (u64); the smaller tables' whole-file checksums (count u64, then
-//! signature bytes and u64 each); the no-capture limit (u8, 0 for none); the codes of every side (u16 each), the marks of
+//! signature bytes and u64 each); the kind (u8: 0 plain, N for the no-capture limit N, 255 vela); the codes of every side (u16 each), the marks of
 //! every side (u64 each); the xxh3 of everything before it (u64). Little-endian.
 
 use std::fs::File;
@@ -21,8 +21,7 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 use crate::board::Board;
 use crate::bytes::{Hashing, Reader};
 use crate::index::Signature;
-use crate::limit::Limit;
-use crate::table::tables_dir;
+use crate::table::{TableKind, tables_dir};
 
 const MAGIC: &[u8; 8] = b"FNPAIR1\n";
 /// Bumped whenever the generator's working codes or marks change meaning, so that a
@@ -30,22 +29,22 @@ const MAGIC: &[u8; 8] = b"FNPAIR1\n";
 const GENERATOR_REVISION: u32 = 2;
 
 /// Where a pair's checkpoint lives.
-pub(crate) fn path(dir: &Path, board: &Board, limit: Option<Limit>, key: Signature) -> PathBuf {
-    tables_dir(dir, board, limit).join(format!("{key}.pair.ckpt"))
+pub(crate) fn path(dir: &Path, board: &Board, kind: TableKind, key: Signature) -> PathBuf {
+    tables_dir(dir, board, kind).join(format!("{key}.pair.ckpt"))
 }
 
 /// Removes a pair's checkpoint, if there is one. Best effort: the tables are
 /// complete, and a checkpoint left behind is removed the next time.
-pub(crate) fn remove(dir: &Path, board: &Board, limit: Option<Limit>, key: Signature) {
-    let _ = std::fs::remove_file(path(dir, board, limit, key));
+pub(crate) fn remove(dir: &Path, board: &Board, kind: TableKind, key: Signature) {
+    let _ = std::fs::remove_file(path(dir, board, kind, key));
 }
 
 /// What identifies the build a checkpoint belongs to.
 pub(crate) struct Identity<'a> {
     pub(crate) board: &'a Board,
     pub(crate) key: Signature,
-    /// The no-capture limit of a rule-aware build.
-    pub(crate) limit: Option<Limit>,
+    /// The kind of tables built.
+    pub(crate) kind: TableKind,
     /// The smaller tables the pair's captures read, with their file checksums.
     pub(crate) deps: &'a [(Signature, u64)],
 }
@@ -79,7 +78,11 @@ fn prologue(id: &Identity, at: Resume, sizes: &[u64]) -> Vec<u8> {
         h.extend_from_slice(&[sig.us, sig.them]);
         h.extend_from_slice(&sum.to_le_bytes());
     }
-    h.push(id.limit.map_or(0, |n| n.plies() as u8));
+    // A plain build's byte is 0 and a limit's its plies, as before vela tables.
+    h.push(match id.kind {
+        TableKind::Vela => u8::MAX,
+        k => k.limit().map_or(0, |n| n.plies() as u8),
+    });
     h
 }
 
@@ -217,10 +220,10 @@ mod tests {
         let id = Identity {
             board,
             key: Signature::new(2, 3),
-            limit: None,
+            kind: TableKind::Plain,
             deps: &deps,
         };
-        let path = path(dir.path(), board, None, id.key);
+        let path = path(dir.path(), board, TableKind::Plain, id.key);
         let saved = arrays(100_000, 0x5a5a);
         let at = Resume {
             level: 17,
@@ -236,7 +239,7 @@ mod tests {
         let id2 = Identity { deps: &other, ..id };
         assert_eq!(load(&path, &id2, &into.0, &into.1), None);
         let id3 = Identity {
-            limit: Some(crate::limit::Limit::new(60).unwrap()),
+            kind: TableKind::Limit(crate::limit::Limit::new(60).unwrap()),
             ..id
         };
         assert_eq!(load(&path, &id3, &into.0, &into.1), None);

@@ -31,7 +31,7 @@ use crate::durable::{DirLock, remove_tmp_files};
 use crate::index::{Indexer, Signature};
 use crate::sys::{pair_peak, reset_peak_rss};
 use crate::table::{
-    BLOCK_ENTRIES, Decoded, Stats, TableError, compress_blocks, table_path, tables_dir,
+    BLOCK_ENTRIES, Decoded, Stats, TableError, TableKind, compress_blocks, table_path, tables_dir,
     write_blocks,
 };
 
@@ -76,34 +76,35 @@ pub fn generate_distributed(
     deps: TableSharing,
     mut report: impl FnMut(&TableReport, Option<&PairTraffic>),
 ) -> Result<(Vec<TableReport>, Vec<PairTraffic>), GenerateError> {
-    if opts.limit.is_some() {
+    if opts.kind != TableKind::Plain {
         return Err(GenerateError::Distributed(
-            "rule-aware tables (--no-capture-limit) are built on one machine".into(),
+            "rule-aware and vela tables (--no-capture-limit, --vela) are built on one machine"
+                .into(),
         ));
     }
-    check_targets(board, targets)?;
+    check_targets(board, TableKind::Plain, targets)?;
     let threads = global_threads(opts)?;
     let root = world.process_at_rank(0);
     let rank0 = world.rank() == 0;
     let mut _lock = None;
     if rank0 {
         _lock = Some(DirLock::acquire(dir)?);
-        let tables = tables_dir(dir, board, None);
+        let tables = tables_dir(dir, board, TableKind::Plain);
         remove_tmp_files(&tables).map_err(|source| TableError::Io {
             path: tables.clone(),
             source,
         })?;
-        let plan = plan_build(dir, board, targets, None)?;
+        let plan = plan_build(dir, board, targets, TableKind::Plain)?;
         if let Some(o) = opts.observer.as_ref().filter(|_| !plan.pairs.is_empty()) {
             o.plan(&plan, threads * world.size() as usize);
         }
     }
     world.barrier();
     let (mut out, mut traffic) = (Vec::new(), Vec::new());
-    for key in build_plan(targets) {
+    for key in build_plan(board, TableKind::Plain, targets) {
         // Rank 0 looks at the shared directory; every rank follows its decision.
         let skipped = if rank0 {
-            skipped_reports(dir, board, None, key)
+            skipped_reports(dir, board, TableKind::Plain, key)
         } else {
             None
         };
@@ -249,11 +250,11 @@ fn build_pair(
     reset_peak_rss();
     let start = Instant::now();
     let deps = match from {
-        TableSharing::Shared => load_smaller_tables(dir, board, None, &sigs)?.0,
+        TableSharing::Shared => load_smaller_tables(dir, board, TableKind::Plain, &sigs)?.0,
         TableSharing::Broadcast => broadcast_deps(world, dir, board, &sigs)?,
     };
     let deps_seconds = start.elapsed().as_secs_f64();
-    let pair = Pair::slice(board, &sigs, None, |side| {
+    let pair = Pair::slice(board, &sigs, TableKind::Plain, |side| {
         slice_start(side, rank, ranks)..slice_start(side, rank + 1, ranks)
     });
     let net = Mpi {
@@ -289,14 +290,21 @@ fn build_pair(
         ];
         if rank == 0 {
             let sig = side.signature();
-            let path = table_path(dir, board, None, sig);
+            let path = table_path(dir, board, TableKind::Plain, sig);
             let stats = stats.finished(None);
-            let (file_bytes, checksum) =
-                write_blocks(&path, board, sig, None, side.size(), stats, &streams)?;
-            write_sidecar(&path, board, sig, None, checksum, &depths)?;
+            let (file_bytes, checksum) = write_blocks(
+                &path,
+                board,
+                sig,
+                TableKind::Plain,
+                side.size(),
+                stats,
+                &streams,
+            )?;
+            write_sidecar(&path, board, sig, TableKind::Plain, checksum, &depths)?;
             reports.push(TableReport {
                 sig,
-                limit: None,
+                kind: TableKind::Plain,
                 path,
                 entries: side.size(),
                 stats,
@@ -350,10 +358,13 @@ fn broadcast_deps(
 ) -> Result<HashMap<Signature, Decoded>, GenerateError> {
     let root = world.process_at_rank(0);
     let mut deps = match world.rank() {
-        0 => load_smaller_tables(dir, board, None, sigs)?.0,
+        0 => load_smaller_tables(dir, board, TableKind::Plain, sigs)?.0,
         _ => HashMap::new(),
     };
-    let mut needed: Vec<Signature> = sigs.iter().flat_map(|&s| capture_deps(s)).collect();
+    let mut needed: Vec<Signature> = sigs
+        .iter()
+        .flat_map(|&s| capture_deps(board, TableKind::Plain, s).map(|(d, _)| d))
+        .collect();
     needed.sort();
     needed.dedup();
     for sig in needed {

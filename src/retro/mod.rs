@@ -41,6 +41,7 @@ mod smaller;
 pub use distributed::{PairTraffic, TableSharing, generate_distributed};
 pub use options::{BuildPlan, GenerateError, Observer, Options, TableReport};
 pub use plan::{build_plan, plan_build};
+pub(crate) use smaller::capture_deps;
 
 use std::path::Path;
 use std::time::Instant;
@@ -50,16 +51,17 @@ use crate::board::Board;
 use crate::depths::{DepthHistogram, write_sidecar};
 use crate::durable::{DirLock, remove_tmp_files};
 use crate::index::Signature;
-use crate::table::{TableError, table_path, tables_dir, write_table};
+use crate::table::{TableError, TableKind, table_path, tables_dir, write_table};
 
 use self::options::{Stage, check_targets, thread_count};
 use self::pair::solve_pair;
-use self::plan::skipped_reports;
+use self::plan::{plain_needs, skipped_reports};
 use crate::sys::{mem_available, pair_peak, reset_peak_rss, resident_bytes};
 
 /// Builds every table of `targets` and everything they depend on into `dir`,
 /// skipping tables already complete and valid. Calls `report` after each table.
-/// With `opts.limit`, builds the plain tables first, then the rule-aware ones.
+/// For rule-aware or vela tables (`opts.kind`), builds the plain tables they read
+/// first.
 pub fn generate(
     dir: &Path,
     board: &'static Board,
@@ -67,19 +69,21 @@ pub fn generate(
     opts: &Options,
     mut report: impl FnMut(&TableReport),
 ) -> Result<Vec<TableReport>, GenerateError> {
+    check_targets(board, opts.kind, targets)?;
     let mut out = Vec::new();
-    if opts.limit.is_some() {
-        let plain = Options {
-            limit: None,
+    let plain = plain_needs(board, opts.kind, targets);
+    if !plain.is_empty() {
+        let plain_opts = Options {
+            kind: TableKind::Plain,
             ..opts.clone()
         };
-        out = generate_tables(dir, board, targets, &plain, &mut report)?;
+        out = generate_tables(dir, board, &plain, &plain_opts, &mut report)?;
     }
     out.extend(generate_tables(dir, board, targets, opts, &mut report)?);
     Ok(out)
 }
 
-/// Builds the tables of `opts.limit` (the plain ones for none).
+/// Builds the tables of `opts.kind`.
 fn generate_tables(
     dir: &Path,
     board: &'static Board,
@@ -87,15 +91,14 @@ fn generate_tables(
     opts: &Options,
     mut report: impl FnMut(&TableReport),
 ) -> Result<Vec<TableReport>, GenerateError> {
-    check_targets(board, targets)?;
-    let todo = plan_build(dir, board, targets, opts.limit)?;
+    let todo = plan_build(dir, board, targets, opts.kind)?;
     let (pool, threads) = thread_pool(opts)?;
     if let Some(o) = opts.observer.as_ref().filter(|_| !todo.pairs.is_empty()) {
         o.plan(&todo, threads);
     }
     // One writer per directory; what an interrupted writer left half-written goes.
     let _lock = DirLock::acquire(dir)?;
-    let tables = tables_dir(dir, board, opts.limit);
+    let tables = tables_dir(dir, board, opts.kind);
     remove_tmp_files(&tables).map_err(|source| TableError::Io {
         path: tables.clone(),
         source,
@@ -108,7 +111,7 @@ fn generate_tables(
     }
     let mut out = Vec::new();
     let mut done = 0;
-    for key in build_plan(targets) {
+    for key in build_plan(board, opts.kind, targets) {
         let reports = pool.install(|| build_pair(dir, board, key, opts))?;
         for r in reports {
             if !r.skipped {
@@ -140,8 +143,8 @@ fn build_pair(
     key: Signature,
     opts: &Options,
 ) -> Result<Vec<TableReport>, GenerateError> {
-    let limit = opts.limit;
-    if let Some(done) = skipped_reports(dir, board, limit, key) {
+    let kind = opts.kind;
+    if let Some(done) = skipped_reports(dir, board, kind, key) {
         return Ok(done);
     }
     reset_peak_rss();
@@ -155,16 +158,16 @@ fn build_pair(
     let mut reports = Vec::new();
     for (side, codes, stats) in solved {
         let sig = side.signature();
-        let path = table_path(dir, board, limit, sig);
+        let path = table_path(dir, board, kind, sig);
         let stage = Stage::new(opts, sig.to_string(), codes.len() as u64);
         stage.message("writing".into());
-        let depths = DepthHistogram::count(&side, &codes, limit);
-        let (file_bytes, checksum) = write_table(&path, board, sig, limit, &codes, stats)?;
-        write_sidecar(&path, board, sig, limit, checksum, &depths)?;
+        let depths = DepthHistogram::count(&side, &codes, kind.limit());
+        let (file_bytes, checksum) = write_table(&path, board, sig, kind, &codes, stats)?;
+        write_sidecar(&path, board, sig, kind, checksum, &depths)?;
         stage.finish();
         reports.push(TableReport {
             sig,
-            limit,
+            kind,
             path,
             entries: codes.len() as u64,
             stats,
@@ -177,6 +180,6 @@ fn build_pair(
         });
     }
     // The tables are whole on disk: the pair's checkpoint has served.
-    pair_checkpoint::remove(dir, board, limit, key);
+    pair_checkpoint::remove(dir, board, kind, key);
     Ok(reports)
 }

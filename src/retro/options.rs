@@ -8,7 +8,7 @@ use thiserror::Error;
 use crate::durable::LockError;
 use crate::index::Signature;
 use crate::limit::Limit;
-use crate::table::{Stats, TableError};
+use crate::table::{Stats, TableError, TableKind};
 
 use crate::board::Board;
 
@@ -33,6 +33,21 @@ pub enum GenerateError {
         stones: usize,
         /// Points of the board.
         points: usize,
+        /// The board, as `WxH`.
+        board: String,
+    },
+    /// A vela table asked for that does not exist: exactly one side of a vela table
+    /// has more stones than the board's vela floor.
+    #[error(
+        "no vela table {sig} on the {board} board: the vela side, one side and only one, has more than {floor} stones and at most the {start} it starts with"
+    )]
+    NotVela {
+        /// The signature asked for.
+        sig: Signature,
+        /// The stones a vela side keeps when its vela ends.
+        floor: u32,
+        /// The stones a side starts with.
+        start: u32,
         /// The board, as `WxH`.
         board: String,
     },
@@ -124,16 +139,26 @@ pub struct Options {
     /// interval stretches to ten times a save's duration, so saving costs at most a
     /// tenth of the build.
     pub checkpoint_every: Option<std::time::Duration>,
-    /// Build the rule-aware tables of this no-capture limit (in `DIR/WxH/nN/`), after
-    /// the plain tables they are checked against (built first when missing).
-    pub limit: Option<Limit>,
+    /// The kind of tables to build: the plain ones; the rule-aware tables of a
+    /// no-capture limit (in `DIR/WxH/nN/`), after the plain tables they are checked
+    /// against; or the vela tables (in `DIR/WxH/vela/`), after the plain tables their
+    /// captures lead to. Plain tables a build needs are built first when missing.
+    pub kind: TableKind,
 }
 
 impl Options {
     /// The default build, plus the rule-aware tables of the no-capture limit `limit`.
     pub fn rule_aware(limit: Limit) -> Options {
         Options {
-            limit: Some(limit),
+            kind: TableKind::Limit(limit),
+            ..Options::default()
+        }
+    }
+
+    /// The default build of the vela tables.
+    pub fn vela() -> Options {
+        Options {
+            kind: TableKind::Vela,
             ..Options::default()
         }
     }
@@ -146,7 +171,7 @@ impl std::fmt::Debug for Options {
             .field("observer", &self.observer.is_some())
             .field("force", &self.force)
             .field("checkpoint_every", &self.checkpoint_every)
-            .field("limit", &self.limit)
+            .field("kind", &self.kind)
             .finish()
     }
 }
@@ -157,8 +182,8 @@ impl std::fmt::Debug for Options {
 pub struct TableReport {
     /// The table's signature.
     pub sig: Signature,
-    /// The no-capture limit of a rule-aware table.
-    pub limit: Option<Limit>,
+    /// The game it values.
+    pub kind: TableKind,
     /// Its file.
     pub path: PathBuf,
     /// Entries stored (symmetry-reduced).
@@ -248,12 +273,24 @@ pub(crate) fn thread_count(opts: &Options) -> Result<usize, GenerateError> {
 }
 
 /// Refuses a signature with more stones than the board has points.
-pub(crate) fn check_targets(board: &Board, targets: &[Signature]) -> Result<(), GenerateError> {
-    match targets.iter().find(|s| s.stones() > board.points()) {
-        Some(&sig) => Err(GenerateError::TooMany {
+pub(crate) fn check_targets(
+    board: &'static Board,
+    kind: TableKind,
+    targets: &[Signature],
+) -> Result<(), GenerateError> {
+    if let Some(&sig) = targets.iter().find(|s| s.stones() > board.points()) {
+        return Err(GenerateError::TooMany {
             sig,
             stones: sig.stones(),
             points: board.points(),
+            board: board.size_name(),
+        });
+    }
+    match targets.iter().find(|&&s| !kind.holds(board, s)) {
+        Some(&sig) => Err(GenerateError::NotVela {
+            sig,
+            floor: crate::vela::Vela::floor(board),
+            start: crate::vela::Vela::floor(board) + crate::vela::Vela::stones_to_lose(board),
             board: board.size_name(),
         }),
         None => Ok(()),

@@ -11,9 +11,8 @@ use rayon::prelude::*;
 use super::checkpoint::{self as pair_checkpoint, Resume};
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
-use crate::limit::Limit;
 use crate::movegen::{capturers, for_each_paika, has_capture};
-use crate::table::{BLESSED, CURSED, Decoded, Stats, Table, TableError, code_wdl};
+use crate::table::{BLESSED, CURSED, Decoded, Stats, Table, TableError, TableKind, code_wdl};
 use crate::value::Wdl;
 
 use super::capture::CaptureBatch;
@@ -39,17 +38,17 @@ pub(super) fn solve_pair(
 ) -> Result<(Vec<Solved>, u64, Option<u32>), GenerateError> {
     let start = Instant::now();
     let sigs = members(key);
-    let limit = opts.limit;
-    let (deps, sums) = load_smaller_tables(dir, board, limit, &sigs)?;
-    let pair = Pair::new(board, &sigs, limit);
-    let bound = memory_bound(&pair.sides, deps.values(), limit.is_some());
+    let kind = opts.kind;
+    let (deps, sums) = load_smaller_tables(dir, board, kind, &sigs)?;
+    let pair = Pair::new(board, &sigs, kind);
+    let bound = memory_bound(&pair.sides, deps.values(), kind.limit().is_some());
     let id = pair_checkpoint::Identity {
         board,
         key,
-        limit,
+        kind,
         deps: &sums,
     };
-    let ckpt = pair_checkpoint::path(dir, board, limit, key);
+    let ckpt = pair_checkpoint::path(dir, board, kind, key);
     let resumed = pair_checkpoint::load(&ckpt, &id, &pair.states, &pair.marks);
     let from = match resumed {
         Some(at) => at,
@@ -80,10 +79,10 @@ pub(super) fn solve_pair(
     })?;
     let mut solved = Vec::new();
     for (side, mut codes) in pair.finish() {
-        if limit.is_some() {
+        if kind.limit().is_some() {
             mark_cursed(dir, board, &side, &mut codes)?;
         }
-        let stats = Stats::count(&side, &codes, limit);
+        let stats = Stats::count(&side, &codes, kind.limit());
         solved.push((side, codes, stats));
     }
     Ok((solved, bound, resumed.map(|at| at.level as u32)))
@@ -99,7 +98,7 @@ pub(super) fn mark_cursed(
     codes: &mut [u16],
 ) -> Result<(), GenerateError> {
     let sig = side.signature();
-    let plain = Table::open(dir, board, None, sig)?.file;
+    let plain = Table::open(dir, board, TableKind::Plain, sig)?.file;
     let values = plain.read_values()?;
     let wrong = codes.par_iter_mut().enumerate().find_map_any(|(i, c)| {
         let p = crate::table::packed_wdl(&values, i).expect("read_values checks the bits");
@@ -129,8 +128,10 @@ pub(super) fn mark_cursed(
 /// visits only the chunks that hold entries of that depth.
 pub(crate) struct Pair {
     board: &'static Board,
-    /// The no-capture limit of a rule-aware build.
-    limit: Option<Limit>,
+    /// The kind of tables built.
+    kind: TableKind,
+    /// Per side, whether its mover plays vela: quiet steps only, all of them.
+    vela: Vec<bool>,
     pub(crate) sides: Vec<Indexer>,
     /// Per side, the first entry held here: 0, or in a distributed build the start
     /// of this process's slice (a class boundary).
@@ -169,15 +170,15 @@ impl Exchange for Alone {
 }
 
 impl Pair {
-    fn new(board: &'static Board, sigs: &[Signature], limit: Option<Limit>) -> Pair {
-        Pair::slice(board, sigs, limit, |side| 0..side.size())
+    fn new(board: &'static Board, sigs: &[Signature], kind: TableKind) -> Pair {
+        Pair::slice(board, sigs, kind, |side| 0..side.size())
     }
 
     /// The entries `range(side)` of each side (class boundaries).
     pub(crate) fn slice(
         board: &'static Board,
         sigs: &[Signature],
-        limit: Option<Limit>,
+        kind: TableKind,
         range: impl Fn(&Indexer) -> std::ops::Range<u64>,
     ) -> Pair {
         let sides: Vec<Indexer> = sigs.iter().map(|&s| Indexer::new(board, s)).collect();
@@ -196,7 +197,8 @@ impl Pair {
             .collect();
         Pair {
             board,
-            limit,
+            kind,
+            vela: sigs.iter().map(|&s| kind.vela_to_move(board, s)).collect(),
             sides,
             first: ranges.iter().map(|r| r.start).collect(),
             states,
@@ -211,6 +213,8 @@ impl Pair {
 
     /// Stage 1: values every capture position from the smaller tables, every
     /// position with no move as lost in 0, and gives the others their counters.
+    /// A vela side to move has no capture: every position of its side counts its
+    /// steps.
     /// Returns the largest code decided.
     pub(crate) fn initialise(&self, deps: &HashMap<Signature, Decoded>, opts: &Options) -> u16 {
         let board = self.board;
@@ -219,12 +223,13 @@ impl Pair {
             let bar = Stage::new(opts, side.signature().to_string(), side.size());
             bar.message("captures/counters".into());
             let next = &self.sides[self.other(t)];
+            let vela = self.vela[t];
             let sig = side.signature();
             let side_deps: Vec<Option<&Decoded>> = (0..=sig.them)
                 .map(|left| deps.get(&Signature::new(left, sig.us)))
                 .collect();
             self.states[t].par_chunks(CHUNK).enumerate().for_each_init(
-                || (Vec::new(), CaptureBatch::new(self.limit.is_some())),
+                || (Vec::new(), CaptureBatch::new(self.kind.limit().is_some())),
                 |(succ, batch), (c, chunk)| {
                     let first = self.first[t] + (c * CHUNK) as u64;
                     let mut local_max = 0;
@@ -246,7 +251,7 @@ impl Pair {
                         }
                         if class.1 && side.index(us, them) != index {
                             chunk[cell].store(REDUNDANT, Relaxed);
-                        } else if let caps @ 1.. = capturers(board, us, them) {
+                        } else if !vela && let caps @ 1.. = capturers(board, us, them) {
                             if let Some(code) =
                                 batch.push(board, caps, (us, them), cell, &side_deps)
                             {
@@ -301,7 +306,7 @@ impl Pair {
         } = from;
         let total: u64 = self.states.iter().map(|s| s.len() as u64).sum();
         let bar = Stage::new(opts, format!("{key} pair"), total);
-        let (quiet, last) = match self.limit {
+        let (quiet, last) = match self.kind.limit() {
             // Level 2N - 1 (wins at T = N - 1) decides the last losses, at T = N.
             Some(n) => (3, 2 * n.plies() as u16),
             None => (1, u16::MAX),
@@ -318,7 +323,7 @@ impl Pair {
             }
             // A level boundary: the state is whole, the place to checkpoint.
             at_level(self, Resume { level, max_init })?;
-            bar.message(match self.limit {
+            bar.message(match self.kind.limit() {
                 // Two levels a T: the losses at T, then the wins.
                 Some(_) => format!(
                     "T {} ({})",
@@ -358,7 +363,7 @@ impl Pair {
     fn successor(&self, level: u16) -> (bool, u16) {
         let code = level + 1;
         let lost = level.is_multiple_of(2);
-        match (lost, self.limit) {
+        match (lost, self.kind.limit()) {
             (true, Some(_)) => (lost, code + 3),
             _ => (lost, code + 1),
         }
@@ -389,6 +394,7 @@ impl Pair {
         let code = level + 1;
         let bit = depth_bit(code);
         let (lost, next) = self.successor(level);
+        let free = self.vela[o];
         let states = &self.states[t][(chunks.start * CHUNK).min(self.states[t].len())
             ..(chunks.end * CHUNK).min(self.states[t].len())];
         states
@@ -406,7 +412,7 @@ impl Pair {
                             }
                             any = true;
                             let (us, them) = side.unrank(first + i as u64);
-                            unmoves(board, us, them, prev, &mut preds);
+                            unmoves(board, us, them, prev, free, &mut preds);
                             for &q in preds.iter() {
                                 match q.wrapping_sub(first_o) {
                                     local if local < held_o => {
@@ -468,13 +474,21 @@ impl Pair {
 }
 
 /// The distinct table entries of the paika predecessors of `(us, them)` (the side
-/// `them` moved last), keeping only those that had no capture.
-pub(super) fn unmoves(board: &Board, us: u64, them: u64, prev: &Indexer, out: &mut Vec<u64>) {
+/// `them` moved last), keeping only those that had no capture, unless `them`
+/// plays vela there (`vela`: every step is its move).
+pub(super) fn unmoves(
+    board: &Board,
+    us: u64,
+    them: u64,
+    prev: &Indexer,
+    vela: bool,
+    out: &mut Vec<u64>,
+) {
     out.clear();
     // A paika from p to q, undone: `them` steps back from q to p. Stepping back is a
     // paika itself, so the same enumeration serves.
     for_each_paika(board, them, us, |before, _, _| {
-        if !has_capture(board, before, us) {
+        if vela || !has_capture(board, before, us) {
             out.push(prev.index(before, us));
         }
     });

@@ -6,8 +6,7 @@ use std::path::Path;
 
 use crate::board::Board;
 use crate::index::Signature;
-use crate::limit::Limit;
-use crate::table::{TableFile, table_path};
+use crate::table::{TableFile, TableKind, table_path};
 
 use super::checkpoint;
 use super::options::{BuildPlan, GenerateError, TableReport};
@@ -16,17 +15,22 @@ use super::smaller::capture_deps;
 use crate::depths::histogram;
 use crate::table::Table;
 
-/// Every signature pair needed for `targets`, in build order: fewest stones first,
-/// and among pairs of as many stones, the targets in the order given.
-/// Each pair is named by its smaller-first member.
-pub fn build_plan(targets: &[Signature]) -> Vec<Signature> {
+/// Every signature pair of `kind` needed for `targets`, in build order: fewest
+/// stones first, and among pairs of as many stones, the targets in the order given.
+/// Each pair is named by its smaller-first member. (The plain tables a vela build
+/// reads are another build's: `plain_needs`.)
+pub fn build_plan(board: &'static Board, kind: TableKind, targets: &[Signature]) -> Vec<Signature> {
     let mut seen = BTreeSet::new();
     let mut stack: Vec<Signature> = targets.to_vec();
     while let Some(s) = stack.pop() {
         let key = pair_key(s);
         if seen.insert(key) {
             for t in [key, key.flipped()] {
-                stack.extend(capture_deps(t));
+                stack.extend(
+                    capture_deps(board, kind, t)
+                        .filter(|&(_, k)| k == kind)
+                        .map(|(d, _)| d),
+                );
             }
         }
     }
@@ -40,6 +44,30 @@ pub(super) fn pair_key(s: Signature) -> Signature {
     if s.us <= s.them { s } else { s.flipped() }
 }
 
+/// The plain tables a build of `kind` for `targets` reads, built before it: the
+/// targets themselves for rule-aware tables (checked against them), where a vela
+/// build's captures end the vela, none for a plain build.
+pub(super) fn plain_needs(
+    board: &'static Board,
+    kind: TableKind,
+    targets: &[Signature],
+) -> Vec<Signature> {
+    match kind {
+        TableKind::Plain => Vec::new(),
+        TableKind::Limit(_) => targets.to_vec(),
+        TableKind::Vela => {
+            let needs: BTreeSet<Signature> = build_plan(board, kind, targets)
+                .into_iter()
+                .flat_map(|key| [key, key.flipped()])
+                .flat_map(|t| capture_deps(board, kind, t))
+                .filter(|&(_, k)| k == TableKind::Plain)
+                .map(|(d, _)| d)
+                .collect();
+            needs.into_iter().collect()
+        }
+    }
+}
+
 /// Estimates a build of `targets` into `dir` (tables complete there are not counted),
 /// of the rule-aware tables of `limit` or the plain ones.
 ///
@@ -49,7 +77,7 @@ pub fn plan_build(
     dir: &Path,
     board: &'static Board,
     targets: &[Signature],
-    limit: Option<Limit>,
+    kind: TableKind,
 ) -> Result<BuildPlan, GenerateError> {
     let group = board.symmetries().len() as u64;
     // Entries run a little above placements over the group (symmetric classes).
@@ -63,11 +91,11 @@ pub fn plan_build(
         checkpoint_bytes: 0,
         thread_seconds: 0.0,
     };
-    for key in build_plan(targets) {
+    for key in build_plan(board, kind, targets) {
         let sigs = members(key);
         let complete = sigs
             .iter()
-            .all(|&s| TableFile::open(&table_path(dir, board, limit, s), board, limit, s).is_ok());
+            .all(|&s| TableFile::open(&table_path(dir, board, kind, s), board, kind, s).is_ok());
         if complete {
             continue;
         }
@@ -83,14 +111,19 @@ pub fn plan_build(
         let own: u64 = sigs.iter().map(|&s| 2 * entries(s) + indexer(s)).sum();
         let deps: u64 = sigs
             .iter()
-            .flat_map(|&s| capture_deps(s))
+            .flat_map(|&s| capture_deps(board, kind, s))
+            .map(|(d, _)| d)
             .collect::<BTreeSet<_>>()
             .into_iter()
             .map(|d| 2 * entries(d) + indexer(d))
             .sum();
         let largest = sigs.iter().map(|&s| entries(s)).max().unwrap_or(0);
         // A rule-aware pair also reads its plain values (2 bits an entry) at the end.
-        let plain = if limit.is_some() { largest / 4 } else { 0 };
+        let plain = if kind.limit().is_some() {
+            largest / 4
+        } else {
+            0
+        };
         let bytes = (own + deps).max(own + plain + largest * 9 / 4) + (64 << 20);
         let positions: u64 = sigs.iter().map(|&s| s.placements(board)).sum();
         plan.pairs.push(key);
@@ -110,12 +143,12 @@ pub fn plan_build(
 fn existing(
     dir: &Path,
     board: &'static Board,
-    limit: Option<Limit>,
+    kind: TableKind,
     sig: Signature,
 ) -> Option<TableFile> {
-    let t = Table::open(dir, board, limit, sig).ok()?;
+    let t = Table::open(dir, board, kind, sig).ok()?;
     t.file.verify_checksums().ok()?;
-    histogram(&t, board, limit, true).ok()?;
+    histogram(&t, board, kind, true).ok()?;
     Some(t.file)
 }
 
@@ -124,20 +157,20 @@ fn existing(
 pub(crate) fn skipped_reports(
     dir: &Path,
     board: &'static Board,
-    limit: Option<Limit>,
+    kind: TableKind,
     key: Signature,
 ) -> Option<Vec<TableReport>> {
     let done: Vec<TableFile> = members(key)
         .iter()
-        .map(|&s| existing(dir, board, limit, s))
+        .map(|&s| existing(dir, board, kind, s))
         .collect::<Option<_>>()?;
     // A checkpoint left by a run killed after writing both tables.
-    checkpoint::remove(dir, board, limit, key);
+    checkpoint::remove(dir, board, kind, key);
     Some(
         done.into_iter()
             .map(|t| TableReport {
                 sig: t.header().sig,
-                limit,
+                kind,
                 path: t.path().into(),
                 entries: t.header().entries,
                 stats: t.header().stats,

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::TableError;
 use super::codes::{BLESSED, CURSED, code_depth, code_limited, code_wdl};
+use super::{TableError, TableKind};
 use crate::board::Board;
 use crate::bytes::{u32_at, u64_at};
 use crate::index::{Indexer, Signature};
@@ -162,8 +162,8 @@ pub struct Header {
     pub block_entries: u32,
     /// The summary figures.
     pub stats: Stats,
-    /// The no-capture limit of a rule-aware table.
-    pub limit: Option<Limit>,
+    /// The game the table values.
+    pub kind: TableKind,
 }
 
 impl Header {
@@ -199,7 +199,7 @@ impl Header {
         }
         let win_ok = if s.wins == 0 {
             s.max_win_depth == 0 && s.longest_win == 0
-        } else if let Some(n) = self.limit {
+        } else if let Some(n) = self.kind.limit() {
             s.longest_win < self.entries && (1..=n.plies()).contains(&s.max_win_depth)
         } else {
             s.longest_win < self.entries
@@ -209,7 +209,7 @@ impl Header {
         if !win_ok {
             return Err("a longest win that is not a win of the table");
         }
-        let cursed_ok = match self.limit {
+        let cursed_ok = match self.kind.limit() {
             None => s.cursed == 0 && s.blessed == 0,
             Some(_) => s
                 .cursed
@@ -239,7 +239,7 @@ impl Header {
         h[48..56].copy_from_slice(&s.draws.to_le_bytes());
         h[56..64].copy_from_slice(&s.losses.to_le_bytes());
         h[64..68].copy_from_slice(&s.max_win_depth.to_le_bytes());
-        h[68..72].copy_from_slice(&self.limit.map_or(0, Limit::plies).to_le_bytes());
+        h[68..72].copy_from_slice(&self.kind.word().to_le_bytes());
         h[72..80].copy_from_slice(&s.longest_win.to_le_bytes());
         h[80..88].copy_from_slice(&s.cursed.to_le_bytes());
         h[88..96].copy_from_slice(&s.blessed.to_le_bytes());
@@ -265,10 +265,8 @@ impl Header {
         if u32_at(16) != INDEX_SCHEME {
             return Err(corrupt("unknown index scheme"));
         }
-        let limit = match u32_at(68) {
-            0 => None,
-            n => Some(Limit::new(n as u64).map_err(|_| corrupt("a no-capture limit above 250"))?),
-        };
+        let kind = TableKind::of_word(u32_at(68))
+            .ok_or_else(|| corrupt("a rules word that is no kind of table"))?;
         let header = Header {
             width: h[12],
             height: h[13],
@@ -285,7 +283,7 @@ impl Header {
                 cursed: u64_at(80),
                 blessed: u64_at(88),
             },
-            limit,
+            kind,
         };
         Ok(header)
     }

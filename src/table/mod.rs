@@ -5,6 +5,7 @@
 mod cache;
 mod codes;
 mod header;
+mod kind;
 mod reader;
 mod writer;
 
@@ -14,7 +15,7 @@ use thiserror::Error;
 
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
-use crate::limit::{Limit, Limited};
+use crate::limit::Limited;
 use crate::value::Outcome;
 
 pub(crate) use cache::{process_cache_bytes, set_cache_bytes, set_process_cache_bytes};
@@ -26,6 +27,7 @@ pub(crate) use codes::{
 pub(crate) use header::BLOCK_ENTRIES;
 pub use header::Stats;
 pub(crate) use header::{END_MAGIC, INDEX_SCHEME, VERSION, fold_weighted};
+pub use kind::TableKind;
 pub use reader::TableFile;
 pub(crate) use writer::write_table;
 #[cfg(feature = "mpi")]
@@ -36,19 +38,14 @@ pub(crate) use writer::{compress_blocks, write_blocks};
 #[non_exhaustive]
 pub enum TableError {
     /// The directory has no file for the table.
-    #[error(
-        "no table {sig}{} for the {} board in {}",
-        limit.map(|n| format!(" under the no-capture limit {n}")).unwrap_or_default(),
-        board.size_name(),
-        dir.display()
-    )]
+    #[error("no table {sig}{kind} for the {} board in {}", board.size_name(), dir.display())]
     Missing {
         /// The board of the table.
         board: &'static Board,
         /// Its signature.
         sig: Signature,
-        /// The no-capture limit of a rule-aware table.
-        limit: Option<Limit>,
+        /// The game it values.
+        kind: TableKind,
         /// The directory searched.
         dir: PathBuf,
     },
@@ -120,19 +117,22 @@ impl TableError {
         let TableError::Missing {
             board,
             sig,
-            limit,
+            kind,
             dir,
         } = self
         else {
             return None;
         };
-        Some(if sig.buildable(board) {
+        Some(if !kind.holds(board, *sig) {
+            format!(
+                "fanotb builds no vela table {sig}: the vela side, one side and only one, has more than {} stones",
+                crate::vela::Vela::floor(board)
+            )
+        } else if sig.buildable(board) {
             format!(
                 "build it with `fanotb generate --board {} --signature {sig}{} --dir {}`",
                 board.size_name(),
-                limit
-                    .map(|n| format!(" --no-capture-limit {n}"))
-                    .unwrap_or_default(),
+                kind.flag(),
                 dir.display()
             )
         } else {
@@ -144,29 +144,26 @@ impl TableError {
     }
 }
 
-/// The directory of a board's tables: `DIR/WxH`, or `DIR/WxH/nN` for the
-/// rule-aware tables of the limit N.
-pub(crate) fn tables_dir(dir: &Path, board: &Board, limit: Option<Limit>) -> PathBuf {
+/// The directory of a board's tables of a kind: `DIR/WxH`, `DIR/WxH/nN` for the
+/// rule-aware tables of the limit N, `DIR/WxH/vela` for the vela tables.
+pub(crate) fn tables_dir(dir: &Path, board: &Board, kind: TableKind) -> PathBuf {
     let plain = dir.join(board.size_name());
-    match limit {
-        Some(n) => plain.join(n.dir_name()),
+    match kind.dir_name() {
+        Some(sub) => plain.join(sub),
         None => plain,
     }
 }
 
-/// The conventional path of a table: `DIR/WxH/NvM.fntb`, or `DIR/WxH/nN/NvM.fntb`
-/// for a rule-aware table.
-pub fn table_path(dir: &Path, board: &Board, limit: Option<Limit>, sig: Signature) -> PathBuf {
-    tables_dir(dir, board, limit).join(format!("{sig}.fntb"))
+/// The conventional path of a table: `DIR/WxH/NvM.fntb`, or `NvM.fntb` in the
+/// kind's subdirectory (`nN`, `vela`).
+pub fn table_path(dir: &Path, board: &Board, kind: TableKind, sig: Signature) -> PathBuf {
+    tables_dir(dir, board, kind).join(format!("{sig}.fntb"))
 }
 
 /// What a table is, as error messages name it: `3v2 on 9x5`, `3v2 on 9x5 under the
-/// no-capture limit 60`.
-fn table_name(sig: Signature, width: usize, height: usize, limit: Option<Limit>) -> String {
-    match limit {
-        Some(n) => format!("{sig} on {width}x{height} under the no-capture limit {n}"),
-        None => format!("{sig} on {width}x{height}"),
-    }
+/// no-capture limit 60`, `6v1 on 9x5 under vela`.
+fn table_name(sig: Signature, width: usize, height: usize, kind: TableKind) -> String {
+    format!("{sig} on {width}x{height}{kind}")
 }
 
 /// A table file with the indexer of its signature: how the probe, the verifier and
@@ -182,15 +179,15 @@ impl Table {
     pub(crate) fn open(
         dir: &Path,
         board: &'static Board,
-        limit: Option<Limit>,
+        kind: TableKind,
         sig: Signature,
     ) -> Result<Table, TableError> {
-        let file = match TableFile::open(&table_path(dir, board, limit, sig), board, limit, sig) {
+        let file = match TableFile::open(&table_path(dir, board, kind, sig), board, kind, sig) {
             Err(TableError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 return Err(TableError::Missing {
                     board,
                     sig,
-                    limit,
+                    kind,
                     dir: dir.to_path_buf(),
                 });
             }
@@ -248,7 +245,7 @@ pub fn set_entry(
     index: u64,
     outcome: Outcome,
 ) -> Result<u64, TableError> {
-    let file = TableFile::open(path, board, None, sig)?;
+    let file = TableFile::open(path, board, TableKind::Plain, sig)?;
     let mut codes = file.read_all()?;
     let stats = file.header().stats;
     drop(file);
@@ -259,7 +256,7 @@ pub fn set_entry(
             what: format!("no entry {index}"),
         })?;
     *cell = outcome_code(outcome);
-    Ok(write_table(path, board, sig, None, &codes, stats)?.0)
+    Ok(write_table(path, board, sig, TableKind::Plain, &codes, stats)?.0)
 }
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TableError + '_ {

@@ -13,11 +13,11 @@ use xxhash_rust::xxh3::xxh3_64;
 use super::cache::{NEXT_FILE_ID, with_cached};
 use super::codes::{code_limited, code_outcome, limited_code, packed_wdl};
 use super::header::{END_MAGIC, HEADER_LEN, Header, MAGIC};
-use super::{TableError, io_err, table_name};
+use super::{TableError, TableKind, io_err, table_name};
 use crate::board::Board;
 use crate::bytes::{u64_at, unseal};
 use crate::index::Signature;
-use crate::limit::{Limit, Limited};
+use crate::limit::Limited;
 use crate::value::{Outcome, Wdl};
 
 /// Which stream of blocks.
@@ -60,7 +60,7 @@ impl TableFile {
     pub fn open(
         path: &Path,
         board: &Board,
-        limit: Option<Limit>,
+        kind: TableKind,
         sig: Signature,
     ) -> Result<TableFile, TableError> {
         // A FIFO would block the open, a directory fails late: only regular files.
@@ -118,12 +118,12 @@ impl TableFile {
         }
         // The header is as written: a different board or signature is a sound table
         // under the wrong name, not damage.
-        let expected = table_name(sig, board.width(), board.height(), limit);
+        let expected = table_name(sig, board.width(), board.height(), kind);
         let found = table_name(
             header.sig,
             header.width.into(),
             header.height.into(),
-            header.limit,
+            header.kind,
         );
         if expected != found {
             return Err(TableError::Mismatch {
@@ -303,7 +303,11 @@ impl TableFile {
     /// Bytes an entry takes in the depth stream: 2 (a depth), or 1 (T, at most 250,
     /// in a rule-aware table).
     fn depth_width(&self) -> usize {
-        if self.header.limit.is_some() { 1 } else { 2 }
+        if self.header.kind.limit().is_some() {
+            1
+        } else {
+            2
+        }
     }
 
     /// Entry `i` of a decompressed depth block.
@@ -315,7 +319,7 @@ impl TableFile {
     }
 
     fn make_code(&self, index: u64, wdl: Wdl, depth: u16) -> Result<u16, TableError> {
-        if let Some(n) = self.header.limit {
+        if let Some(n) = self.header.kind.limit() {
             let t = depth as u32;
             let value = match wdl {
                 Wdl::Win if (1..=n.plies()).contains(&t) => Some(Limited::Win(t)),

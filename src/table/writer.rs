@@ -10,7 +10,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::codes::{depth_bytes, pack_wdl};
 use super::header::{BLOCK_ENTRIES, END_MAGIC, HEADER_LEN, Header, Stats};
-use super::{TableError, io_err};
+use super::{TableError, TableKind, io_err};
 use crate::board::Board;
 use crate::bytes::{Hashing, seal};
 use crate::index::Signature;
@@ -25,12 +25,12 @@ pub(crate) fn write_table(
     path: &Path,
     board: &Board,
     sig: Signature,
-    limit: Option<Limit>,
+    kind: TableKind,
     codes: &[u16],
     stats: Stats,
 ) -> Result<(u64, u64), TableError> {
-    let streams = compress_blocks(codes, limit);
-    write_blocks(path, board, sig, limit, codes.len() as u64, stats, &streams)
+    let streams = compress_blocks(codes, kind.limit());
+    write_blocks(path, board, sig, kind, codes.len() as u64, stats, &streams)
 }
 
 /// The compressed blocks of consecutive entries, value stream then depth stream:
@@ -59,13 +59,13 @@ pub(crate) fn write_blocks(
     path: &Path,
     board: &Board,
     sig: Signature,
-    limit: Option<Limit>,
+    kind: TableKind,
     entries: u64,
     stats: Stats,
     streams: &[Vec<Vec<u8>>; 2],
 ) -> Result<(u64, u64), TableError> {
     let header = Header {
-        limit,
+        kind,
         width: board.width() as u8,
         height: board.height() as u8,
         sig,

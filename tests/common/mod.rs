@@ -94,7 +94,7 @@ pub fn check_depths<'a>(
     }
     assert!(!want.is_empty());
     for (sig, h) in want {
-        assert_eq!(tb.depths(board, limit, sig).unwrap(), h, "{sig}");
+        assert_eq!(tb.depths(board, limit.into(), sig).unwrap(), h, "{sig}");
     }
 }
 

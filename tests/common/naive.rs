@@ -406,6 +406,17 @@ pub enum Value {
 /// Every position on a w x h board with 1 <= white, 1 <= black,
 /// white + black <= max_stones, for both sides to move.
 pub fn enumerate(w: usize, h: usize, max_stones: usize) -> Vec<NaivePos> {
+    enumerate_where(w, h, max_stones, |_, _| true)
+}
+
+/// Every position on a w x h board with 1 <= white, 1 <= black,
+/// white + black <= max_stones and `keep(white, black)`, for both sides to move.
+pub fn enumerate_where(
+    w: usize,
+    h: usize,
+    max_stones: usize,
+    keep: impl Fn(usize, usize) -> bool,
+) -> Vec<NaivePos> {
     fn rec(
         i: usize,
         cells: &mut Vec<u8>,
@@ -414,10 +425,11 @@ pub fn enumerate(w: usize, h: usize, max_stones: usize) -> Vec<NaivePos> {
         max: usize,
         w: usize,
         h: usize,
+        keep: &dyn Fn(usize, usize) -> bool,
         out: &mut Vec<NaivePos>,
     ) {
         if i == cells.len() {
-            if nw >= 1 && nb >= 1 {
+            if nw >= 1 && nb >= 1 && keep(nw, nb) {
                 for white_to_move in [true, false] {
                     out.push(NaivePos {
                         w,
@@ -430,53 +442,83 @@ pub fn enumerate(w: usize, h: usize, max_stones: usize) -> Vec<NaivePos> {
             return;
         }
         cells[i] = EMPTY;
-        rec(i + 1, cells, nw, nb, max, w, h, out);
+        rec(i + 1, cells, nw, nb, max, w, h, keep, out);
         if nw + nb < max {
             cells[i] = WHITE;
-            rec(i + 1, cells, nw + 1, nb, max, w, h, out);
+            rec(i + 1, cells, nw + 1, nb, max, w, h, keep, out);
             cells[i] = BLACK;
-            rec(i + 1, cells, nw, nb + 1, max, w, h, out);
+            rec(i + 1, cells, nw, nb + 1, max, w, h, keep, out);
             cells[i] = EMPTY;
         }
     }
     check_size(w, h);
     let mut out = Vec::new();
     let mut cells = vec![EMPTY; w * h];
-    rec(0, &mut cells, 0, 0, max_stones, w, h, &mut out);
+    rec(0, &mut cells, 0, 0, max_stones, w, h, &keep, &mut out);
     out
 }
 
 /// Solve every position of `enumerate(w, h, max_stones)` by value iteration.
 pub fn solve_all(w: usize, h: usize, max_stones: usize) -> HashMap<NaivePos, Value> {
-    let positions = enumerate(w, h, max_stones);
-    let mut index: HashMap<NaivePos, usize> = HashMap::with_capacity(positions.len());
-    for (i, p) in positions.iter().enumerate() {
+    solve_states(enumerate(w, h, max_stones), |p| {
+        distinct_successors(p)
+            .into_iter()
+            .map(|s| match s.count(s.mover()) {
+                0 => Successor::Known(Value::Loss(0)),
+                _ => Successor::State(s),
+            })
+            .collect()
+    })
+}
+
+/// A successor of a state: another state of the set, or a position whose value
+/// (for its side to move) is known.
+pub enum Successor<S> {
+    State(S),
+    Known(Value),
+}
+
+/// Solves every state by value iteration from the rules of play: Win(k) at odd
+/// pass k if some successor is Loss(k - 1), Loss(k) at even pass k if every
+/// successor is a Win below k; no move is Loss(0); what stays open is a draw.
+pub fn solve_states<S: Clone + Eq + std::hash::Hash + std::fmt::Debug>(
+    states: Vec<S>,
+    successors: impl Fn(&S) -> Vec<Successor<S>>,
+) -> HashMap<S, Value> {
+    let mut index: HashMap<S, usize> = HashMap::with_capacity(states.len());
+    for (i, p) in states.iter().enumerate() {
         index.insert(p.clone(), i);
     }
-    // Successor lists: Some(i) = index of a position in the set,
-    // None = the side to move there has no stones (a loss in 0 for it).
-    let mut succ: Vec<Vec<Option<usize>>> = Vec::with_capacity(positions.len());
-    for p in &positions {
+    // Successor lists: Ok(i) = index of a state in the set, Err(v) = a known value.
+    let mut succ: Vec<Vec<Result<usize, Value>>> = Vec::with_capacity(states.len());
+    let mut deepest_known = 0;
+    for p in &states {
         let mut list = Vec::new();
-        for s in distinct_successors(p) {
-            if s.count(s.mover()) == 0 {
-                list.push(None);
-            } else {
-                let j = *index.get(&s).unwrap_or_else(|| {
-                    panic!("successor {} of {} not in the set", to_text(&s), to_text(p))
-                });
-                list.push(Some(j));
+        for s in successors(p) {
+            match s {
+                Successor::Known(v) => {
+                    if let Value::Win(d) | Value::Loss(d) = v {
+                        deepest_known = deepest_known.max(d);
+                    }
+                    list.push(Err(v));
+                }
+                Successor::State(s) => {
+                    let j = *index
+                        .get(&s)
+                        .unwrap_or_else(|| panic!("successor {s:?} of {p:?} not in the set"));
+                    list.push(Ok(j));
+                }
             }
         }
         succ.push(list);
     }
 
-    let n = positions.len();
+    let n = states.len();
     let mut value: Vec<Option<Value>> = vec![None; n];
-    let val = |value: &Vec<Option<Value>>, s: &Option<usize>| -> Option<Value> {
+    let val = |value: &Vec<Option<Value>>, s: &Result<usize, Value>| -> Option<Value> {
         match s {
-            None => Some(Value::Loss(0)),
-            Some(j) => value[*j],
+            Err(v) => Some(*v),
+            Ok(j) => value[*j],
         }
     };
     // Pass 0: no legal move => lost in 0.
@@ -517,14 +559,15 @@ pub fn solve_all(w: usize, h: usize, max_stones: usize) -> HashMap<NaivePos, Val
         }
         if k % 2 == 1 {
             odd_pass_changed = changed;
-        } else if !odd_pass_changed && !changed {
+        } else if !odd_pass_changed && !changed && k > deepest_known {
+            // Known values deeper than k could still decide states later.
             break;
         }
         k += 1;
     }
 
     let mut out = HashMap::with_capacity(n);
-    for (i, p) in positions.into_iter().enumerate() {
+    for (i, p) in states.into_iter().enumerate() {
         out.insert(p, value[i].unwrap_or(Value::Draw));
     }
     out
@@ -887,4 +930,59 @@ pub fn vela_perft(p: &NaivePos, vela: NaiveVela, depth: u32) -> u64 {
         }
     }
     total
+}
+
+/// Solves the game under vela for White, straight from the rules: every position
+/// of up to `max_stones` where White has more than `floor` stones (and at most
+/// `start`) and Black at most `floor`, with White having lost `start` less its
+/// stones, so that its vela ends when it is down to `floor`. Positions it leaves
+/// vela for are valued by a plain solve of those with White at most `floor` and
+/// Black no more than here.
+pub fn solve_vela(
+    w: usize,
+    h: usize,
+    max_stones: usize,
+    floor: usize,
+    start: usize,
+) -> HashMap<NaivePos, Value> {
+    let black_max = max_stones - floor - 1;
+    let plain = solve_states(
+        enumerate_where(w, h, floor + black_max, |nw, nb| {
+            nw <= floor && nb <= black_max
+        }),
+        |p| {
+            distinct_successors(p)
+                .into_iter()
+                .map(|s| match s.count(s.mover()) {
+                    0 => Successor::Known(Value::Loss(0)),
+                    _ => Successor::State(s),
+                })
+                .collect()
+        },
+    );
+    let states = enumerate_where(w, h, max_stones, |nw, nb| {
+        nw > floor && nw <= start && nb <= floor
+    });
+    solve_states(states, |p| {
+        let vela = NaiveVela {
+            side: WHITE,
+            lost: start - p.count(WHITE),
+            to_lose: start - floor,
+        };
+        let mut seen = HashSet::new();
+        vela_moves(p, vela)
+            .into_iter()
+            .filter(|(m, _)| seen.insert(m.result.clone()))
+            .map(|(m, _)| {
+                let s = m.result;
+                if s.count(s.mover()) == 0 {
+                    Successor::Known(Value::Loss(0))
+                } else if s.count(WHITE) > floor {
+                    Successor::State(s)
+                } else {
+                    Successor::Known(plain[&s])
+                }
+            })
+            .collect()
+    })
 }

@@ -6,10 +6,11 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 
 #[cfg(feature = "mpi")]
 use fanotb::PairTraffic;
-use fanotb::{Board, Limit, Signature, TableReport, peak_rss};
+use fanotb::{Board, Limit, Signature, TableKind, TableReport, peak_rss};
 
 use crate::output::{as_text, human_bytes};
 
@@ -18,8 +19,8 @@ use crate::output::{as_text, human_bytes};
 pub struct TableLine {
     #[serde(serialize_with = "as_text")]
     signature: Signature,
-    /// The no-capture limit of a rule-aware table.
-    limit: Option<u32>,
+    #[serde(flatten)]
+    kind: KindFields,
     path: PathBuf,
     positions: u64,
     entries: u64,
@@ -36,12 +37,27 @@ pub struct TableLine {
     wdl: [u64; 3],
 }
 
-/// A table's name in text output: `3v2`, or `n60/3v2` for a rule-aware table (its
-/// place under the board's directory).
-pub fn table_name(sig: Signature, limit: Option<u32>) -> String {
-    match limit {
-        Some(n) => format!("n{n}/{sig}"),
+/// A table's name in text output: `3v2`, `n60/3v2` for a rule-aware table, or
+/// `vela/6v1` (its place under the board's directory).
+pub fn table_name(sig: Signature, kind: TableKind) -> String {
+    match kind.dir_name() {
+        Some(d) => format!("{d}/{sig}"),
         None => sig.to_string(),
+    }
+}
+
+/// A table's kind as JSON fields: `limit`, the no-capture limit of a rule-aware
+/// table (null otherwise), and `"vela": true` for a vela table.
+pub struct KindFields(pub TableKind);
+
+impl Serialize for KindFields {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("limit", &self.0.limit().map(Limit::plies))?;
+        if self.0 == TableKind::Vela {
+            m.serialize_entry("vela", &true)?;
+        }
+        m.end()
     }
 }
 
@@ -49,7 +65,7 @@ impl From<&TableReport> for TableLine {
     fn from(r: &TableReport) -> TableLine {
         TableLine {
             signature: r.sig,
-            limit: r.limit.map(Limit::plies),
+            kind: KindFields(r.kind),
             path: r.path.clone(),
             positions: r.stats.placements,
             entries: r.entries,
@@ -59,8 +75,8 @@ impl From<&TableReport> for TableLine {
             peak_rss: r.peak_rss,
             memory_bound: r.memory_bound,
             resumed_at_depth: r.resumed_at_depth,
-            cursed: r.limit.map(|_| r.stats.cursed),
-            blessed: r.limit.map(|_| r.stats.blessed),
+            cursed: r.kind.limit().map(|_| r.stats.cursed),
+            blessed: r.kind.limit().map(|_| r.stats.blessed),
             wdl: [r.stats.wins, r.stats.draws, r.stats.losses],
         }
     }
@@ -72,7 +88,7 @@ impl fmt::Display for TableLine {
             return write!(
                 f,
                 "{:<6} {:>15} positions: already complete ({})",
-                table_name(self.signature, self.limit),
+                table_name(self.signature, self.kind.0),
                 self.positions,
                 self.path.display()
             );
@@ -80,7 +96,7 @@ impl fmt::Display for TableLine {
         write!(
             f,
             "{:<6} {:>15} positions {:>12} entries {:>8.2} s  peak {:>10} (bound {:>10})  {:>10} bytes  W {} D {} L {}",
-            table_name(self.signature, self.limit),
+            table_name(self.signature, self.kind.0),
             self.positions,
             self.entries,
             self.seconds,

@@ -9,7 +9,7 @@ use std::sync::Once;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use fanotb::{Board, DepthHistogram, Limit, Signature, TableInfo, Tablebase};
+use fanotb::{Board, DepthHistogram, Signature, TableInfo, TableKind, Tablebase};
 
 use crate::args::Result;
 
@@ -222,13 +222,13 @@ impl Chart for SharesChart<'_> {
 /// A table's depth chart, as `depths` of the tablebase gives it.
 pub fn depth_chart<'a>(
     board: &Board,
-    limit: Option<Limit>,
+    kind: TableKind,
     sig: Signature,
     histogram: &'a DepthHistogram,
 ) -> DepthChart<'a> {
-    let (title, depth_is) = match limit {
+    let (title, depth_is) = match kind.limit() {
         None => (
-            format!("{} {sig}: positions by depth", board.size_name()),
+            format!("{} {sig}{kind}: positions by depth", board.size_name()),
             "plies to the end with best play",
         ),
         Some(n) => (
@@ -246,11 +246,11 @@ pub fn depth_chart<'a>(
     }
 }
 
-/// The shares of one board's tables (plain, or of one limit), smallest first.
-pub fn shares(tables: &[TableInfo], board: &Board, limit: Option<Limit>) -> Vec<Share> {
+/// The shares of one board's tables of one kind, smallest first.
+pub fn shares(tables: &[TableInfo], board: &Board, kind: TableKind) -> Vec<Share> {
     tables
         .iter()
-        .filter(|t| t.board == board && t.limit == limit)
+        .filter(|t| t.board == board && t.kind == kind)
         .map(|t| Share {
             name: t.signature.to_string(),
             wins: t.stats.wins,
@@ -260,27 +260,32 @@ pub fn shares(tables: &[TableInfo], board: &Board, limit: Option<Limit>) -> Vec<
         .collect()
 }
 
-pub fn shares_title(board: &Board, limit: Option<Limit>) -> String {
-    let rules = limit.map_or(String::new(), |n| format!(", no-capture limit {n}"));
+pub fn shares_title(board: &Board, kind: TableKind) -> String {
+    let rules = match kind {
+        TableKind::Vela => ", vela".into(),
+        k => k
+            .limit()
+            .map_or(String::new(), |n| format!(", no-capture limit {n}")),
+    };
     format!(
         "{}{rules}: win, draw and loss shares by signature",
         board.size_name()
     )
 }
 
-/// Writes every table's depth chart and each board's shares chart (per limit)
+/// Writes every table's depth chart and each board's shares chart (per kind)
 /// under `out`, laid out as the tables are (`9x5/3v2-depths.svg`,
-/// `9x5/n60/shares.png`); returns the files written.
+/// `9x5/n60/shares.png`, `9x5/vela/6v1-depths.svg`); returns the files written.
 pub fn plot(tb: &Tablebase, tables: &[TableInfo], out: &Path) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     let mut write = |chart: &dyn Fn(&Path) -> std::result::Result<(), String>,
                      board: &Board,
-                     limit: Option<Limit>,
+                     kind: TableKind,
                      stem: String|
      -> Result<()> {
-        // Laid out as the tables are: `WxH/` and `WxH/nN/`.
+        // Laid out as the tables are: `WxH/`, `WxH/nN/`, `WxH/vela/`.
         let mut dir = out.join(board.size_name());
-        dir.extend(limit.map(Limit::dir_name));
+        dir.extend(kind.dir_name());
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let stem = dir.join(stem);
         chart(&stem)?;
@@ -288,25 +293,25 @@ pub fn plot(tb: &Tablebase, tables: &[TableInfo], out: &Path) -> Result<Vec<Path
         Ok(())
     };
     for t in tables {
-        let h = tb.depths(t.board, t.limit, t.signature)?;
-        let chart = depth_chart(t.board, t.limit, t.signature, &h);
+        let h = tb.depths(t.board, t.kind, t.signature)?;
+        let chart = depth_chart(t.board, t.kind, t.signature, &h);
         write(
             &|s| chart.write(s),
             t.board,
-            t.limit,
+            t.kind,
             format!("{}-depths", t.signature),
         )?;
     }
-    let mut groups: Vec<(&'static Board, Option<Limit>)> =
-        tables.iter().map(|t| (t.board, t.limit)).collect();
+    let mut groups: Vec<(&'static Board, TableKind)> =
+        tables.iter().map(|t| (t.board, t.kind)).collect();
     groups.dedup();
-    for (board, limit) in groups {
-        let bars = shares(tables, board, limit);
+    for (board, kind) in groups {
+        let bars = shares(tables, board, kind);
         let chart = SharesChart {
-            title: shares_title(board, limit),
+            title: shares_title(board, kind),
             bars: &bars,
         };
-        write(&|s| chart.write(s), board, limit, "shares".into())?;
+        write(&|s| chart.write(s), board, kind, "shares".into())?;
     }
     Ok(written)
 }

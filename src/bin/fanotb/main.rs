@@ -156,7 +156,9 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Play(a) => print(&rules::play(a)?, json),
         Command::Perft(a) => print(&rules::perft_command(a)?, json),
         Command::Generate(a) => print(&tables::generate_command(a, json)?, json),
-        Command::Probe(a) if a.position == "-" => probe::probe_batch(&a.tables, &a.rules, json)?,
+        Command::Probe(a) if a.position == "-" => {
+            probe::probe_batch(&a.tables, &a.rules, &a.vela, json)?
+        }
         Command::Probe(a) => print(&probe::probe(a)?, json),
         Command::Line(a) => print(&probe::line(a)?, json),
         Command::Stats(a) => print(&tables::stats(a)?, json),

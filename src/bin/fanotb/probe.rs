@@ -1,28 +1,50 @@
 //! Reading the tables: `probe` (one position, or a batch from stdin) and `line`,
-//! plain or under a no-capture limit: one report each, whose fields follow the rules
-//! asked under.
+//! plain, under a no-capture limit or under vela: one report each, whose fields
+//! follow the rules asked under.
 
 use std::fmt;
 
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{Limited, MoveValue, Position, Rules, Tablebase, Value, Wdl, best_count};
+use fanotb::{
+    Color, Limit, Limited, MoveValue, Position, Rules, Tablebase, Value, Wdl, best_count,
+};
 
-use crate::args::{Result, RulesArgs, TablesArg, message};
+use crate::args::{Result, RulesArgs, TablesArg, VelaArgs, message};
 use crate::output::{failure, print_line};
 
-/// The rules of a report, for `--json`: absent for the plain game.
+/// The rules of a report, for `--json`: absent for the plain game; the limit and
+/// the counter under a limit, the vela side and its stones lost under vela.
 #[derive(Serialize)]
 struct RulesJson {
-    limit: u32,
-    counter: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counter: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vela: Option<VelaJson>,
+}
+
+#[derive(Serialize)]
+struct VelaJson {
+    side: &'static str,
+    lost: u32,
 }
 
 fn rules_json(rules: Rules) -> Option<RulesJson> {
-    rules.limit().map(|n| RulesJson {
-        limit: n.plies(),
-        counter: rules.counter(),
+    let vela = rules.vela().map(|v| VelaJson {
+        side: if v.side() == Color::White {
+            "white"
+        } else {
+            "black"
+        },
+        lost: v.lost(),
+    });
+    (rules.limit().is_some() || vela.is_some()).then(|| RulesJson {
+        limit: rules.limit().map(Limit::plies),
+        counter: rules.limit().map(|_| rules.counter()),
+        vela,
     })
 }
 
@@ -81,9 +103,13 @@ pub fn describe(v: Value) -> String {
 
 /// `, no-capture limit 60, counter 12` after a heading's side, or nothing.
 fn under(rules: Rules) -> String {
-    match rules.limit() {
+    let limit = match rules.limit() {
         Some(_) => format!(", {rules}"),
         None => String::new(),
+    };
+    match rules.vela() {
+        Some(v) => format!("{limit}, {v}"),
+        None => limit,
     }
 }
 
@@ -181,6 +207,8 @@ pub struct ProbeArgs {
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]
+    pub vela: VelaArgs,
+    #[command(flatten)]
     pub tables: TablesArg,
 }
 
@@ -205,7 +233,7 @@ impl fmt::Display for ProbeReport {
 }
 
 pub fn probe(a: ProbeArgs) -> Result<ProbeReport> {
-    answer(&a.position, &a.rules, &a.tables, probe_report)
+    answer(&a.position, &a.rules, &a.vela, &a.tables, probe_report)
 }
 
 /// The value, every move's value and the best moves.
@@ -269,7 +297,12 @@ impl fmt::Display for BatchLine {
 
 /// `probe -`: one answer a line for each position on stdin, so that a script need not
 /// start a process per position. Fails at the end if any line failed.
-pub fn probe_batch(tables: &TablesArg, rules: &RulesArgs, json: bool) -> Result<()> {
+pub fn probe_batch(
+    tables: &TablesArg,
+    rules: &RulesArgs,
+    vela: &VelaArgs,
+    json: bool,
+) -> Result<()> {
     use std::io::BufRead;
     let rules = rules.rules()?;
     let tb = Tablebase::open(&tables.dir)?;
@@ -283,6 +316,8 @@ pub fn probe_batch(tables: &TablesArg, rules: &RulesArgs, json: bool) -> Result<
         let answer = Position::parse_arg(text)
             .map_err(|e| message(&e))
             .and_then(|pos| {
+                // Each position's vela counts its own stones lost.
+                let rules = vela.apply(rules, &pos).map_err(|e| e.to_string())?;
                 let value = tb.probe(&pos, rules).map_err(|e| message(&e))?;
                 let best = tb.best_moves(&pos, rules).map_err(|e| message(&e))?;
                 Ok(BatchLine::Answer {
@@ -317,6 +352,8 @@ pub struct LineArgs {
     pub position: String,
     #[command(flatten)]
     pub rules: RulesArgs,
+    #[command(flatten)]
+    pub vela: VelaArgs,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -375,7 +412,7 @@ impl fmt::Display for LineReport {
 }
 
 pub fn line(a: LineArgs) -> Result<LineReport> {
-    answer(&a.position, &a.rules, &a.tables, line_report)
+    answer(&a.position, &a.rules, &a.vela, &a.tables, line_report)
 }
 
 /// The principal line (under a limit, the line that keeps the result, with the
@@ -408,10 +445,12 @@ pub fn line_report(pos: &Position, tb: &Tablebase, rules: Rules) -> Result<LineR
 fn answer<R>(
     position: &str,
     rules: &RulesArgs,
+    vela: &VelaArgs,
     tables: &TablesArg,
     report: fn(&Position, &Tablebase, Rules) -> Result<R>,
 ) -> Result<R> {
     let rules = rules.rules()?;
     let pos = Position::parse_arg(position)?;
+    let rules = vela.apply(rules, &pos)?;
     report(&pos, &Tablebase::open(&tables.dir)?, rules)
 }

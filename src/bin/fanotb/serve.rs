@@ -413,13 +413,13 @@ async fn depths_chart_handler(
 ) -> std::result::Result<Response, ApiError> {
     let ChartQuery {
         board,
-        limit,
+        kind,
         signature,
     } = chart_query(q)?;
     let sig = signature.ok_or_else(|| bad_request("missing field `signature`"))?;
     let body = blocking(move || {
-        let h = tb.depths(board, limit, sig)?;
-        Ok(charts::depth_chart(board, limit, sig, &h).svg()?)
+        let h = tb.depths(board, kind, sig)?;
+        Ok(charts::depth_chart(board, kind, sig, &h).svg()?)
     })
     .await?;
     Ok(svg(body))
@@ -429,19 +429,18 @@ async fn shares_chart_handler(
     State(tb): State<Shared>,
     RawQuery(q): RawQuery,
 ) -> std::result::Result<Response, ApiError> {
-    let ChartQuery { board, limit, .. } = chart_query(q)?;
+    let ChartQuery { board, kind, .. } = chart_query(q)?;
     let body = blocking(move || {
-        let bars = charts::shares(&tb.tables()?, board, limit);
-        let title = charts::shares_title(board, limit);
+        let bars = charts::shares(&tb.tables()?, board, kind);
+        let title = charts::shares_title(board, kind);
         let chart = charts::SharesChart { title, bars: &bars };
         Ok((!bars.is_empty()).then(|| chart.svg()).transpose()?)
     })
     .await?;
-    let rules = limit.map_or(String::new(), |n| format!(" under the limit {n}"));
     body.map(svg).ok_or_else(|| {
         ApiError(
             StatusCode::NOT_FOUND,
-            format!("no tables of {}{rules}", board.size_name()),
+            format!("no tables of {}{kind}", board.size_name()),
         )
     })
 }

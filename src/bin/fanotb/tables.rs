@@ -7,11 +7,12 @@ use clap::Args;
 use serde::Serialize;
 
 use fanotb::{
-    Board, Difference, Limit, Manifest, Options, Signature, TableInfo, Tablebase, generate, verify,
+    Board, Difference, Limit, Manifest, Options, Signature, TableInfo, TableKind, Tablebase,
+    generate, verify,
 };
 
 use crate::args::{Result, TablesArg};
-use crate::build_report::{GenerateReport, TableLine, table_name};
+use crate::build_report::{GenerateReport, KindFields, TableLine, table_name};
 use crate::charts;
 use crate::output::{as_text, failure, print_line};
 use crate::progress::table_observer;
@@ -36,11 +37,18 @@ pub struct GenerateArgs {
     /// 250), into DIR/WxH/nN/ (the plain tables first). Example: 60.
     #[arg(long, value_parser = crate::args::parse_limit)]
     pub no_capture_limit: Option<Limit>,
+    /// Build the vela tables instead, into DIR/WxH/vela/: the positions where the
+    /// side with more than five stones plays vela, having lost the stones it is
+    /// missing (docs/RULES.md, "Vela"), after the plain tables their captures lead
+    /// to. With --max-stones, every vela table up to that many stones (on tsivy up
+    /// to 8: 6v1, 6v2, 7v1 and their opposites).
+    #[arg(long, conflicts_with = "no_capture_limit")]
+    pub vela: bool,
     /// Run as one rank of an MPI job, every rank with the same arguments and the
     /// same (shared) --dir: `mpirun -np 4 fanotb generate --max-stones 6
     /// --distributed`. Plain tables only.
     #[cfg(feature = "mpi")]
-    #[arg(long, conflicts_with = "no_capture_limit")]
+    #[arg(long, conflicts_with_all = ["no_capture_limit", "vela"])]
     pub distributed: bool,
     /// With --distributed: rank 0 reads the smaller tables and broadcasts them,
     /// instead of every rank reading them from the shared --dir.
@@ -88,11 +96,27 @@ pub fn generate_command(a: GenerateArgs, json: bool) -> Result<GenerateReport> {
         Some(n) if n < 2 => {
             return Err(format!("--max-stones {n}: the smallest table, 1v1, has 2 stones").into());
         }
+        Some(n) if a.vela => Signature::all_up_to(n)
+            .into_iter()
+            .filter(|&s| TableKind::Vela.holds(board, s))
+            .collect(),
         Some(n) => Signature::all_up_to(n),
         None => a.signature,
     };
+    if targets.is_empty() {
+        return Err(format!(
+            "no vela table on {} has at most {} stones: one side needs more than {}",
+            board.size_name(),
+            a.max_stones.unwrap_or(0),
+            fanotb::Vela::floor(board)
+        )
+        .into());
+    }
     let mut opts = a.build.options(json);
-    opts.limit = a.no_capture_limit;
+    opts.kind = match (a.vela, a.no_capture_limit) {
+        (true, _) => TableKind::Vela,
+        (false, limit) => limit.into(),
+    };
     #[cfg(feature = "mpi")]
     if a.distributed {
         let deps = match a.broadcast_tables {
@@ -126,9 +150,9 @@ struct StatsRow {
     board: String,
     #[serde(serialize_with = "as_text")]
     signature: Signature,
-    /// The no-capture limit of a rule-aware table; its longest win is its
-    /// largest T.
-    limit: Option<u32>,
+    /// The kind (a rule-aware table's longest win is its largest T).
+    #[serde(flatten)]
+    kind: KindFields,
     positions: u64,
     wins: u64,
     draws: u64,
@@ -169,7 +193,7 @@ impl From<&TableInfo> for StatsRow {
         StatsRow {
             board: t.board.size_name(),
             signature: t.signature,
-            limit: t.limit.map(Limit::plies),
+            kind: KindFields(t.kind),
             positions: st.placements,
             wins: st.wins,
             draws: st.draws,
@@ -178,8 +202,8 @@ impl From<&TableInfo> for StatsRow {
             longest_win_position: t.longest_win.map(|p| p.to_string()),
             bytes: t.bytes,
             bits_per_position: bits_per_position(t.bytes, st.placements),
-            cursed: t.limit.map(|_| st.cursed),
-            blessed: t.limit.map(|_| st.blessed),
+            cursed: t.kind.limit().map(|_| st.cursed),
+            blessed: t.kind.limit().map(|_| st.blessed),
         }
     }
 }
@@ -196,7 +220,7 @@ impl fmt::Display for StatsReport {
                 f,
                 "{:<6} {:<6} {:>15} {:>15} {:>15} {:>15} {:>5} {:>10} {:>6.3}  {}",
                 r.board,
-                table_name(r.signature, r.limit),
+                table_name(r.signature, r.kind.0),
                 r.positions,
                 r.wins,
                 r.draws,
@@ -221,7 +245,11 @@ impl fmt::Display for StatsReport {
             t.bytes,
             bits_per_position(t.bytes, t.positions)
         )?;
-        let limited: Vec<&StatsRow> = self.tables.iter().filter(|r| r.limit.is_some()).collect();
+        let limited: Vec<&StatsRow> = self
+            .tables
+            .iter()
+            .filter(|r| r.kind.0.limit().is_some())
+            .collect();
         if !limited.is_empty() {
             writeln!(
                 f,
@@ -234,7 +262,7 @@ impl fmt::Display for StatsReport {
                 f,
                 "{:<6} {:<10} {:>15} {:>15}",
                 r.board,
-                table_name(r.signature, r.limit),
+                table_name(r.signature, r.kind.0),
                 r.cursed.unwrap_or(0),
                 r.blessed.unwrap_or(0)
             )?;
@@ -311,7 +339,8 @@ struct VerifyLine {
     board: String,
     #[serde(serialize_with = "as_text")]
     signature: Signature,
-    limit: Option<u32>,
+    #[serde(flatten)]
+    kind: KindFields,
     entries: u64,
     mismatches: u64,
     examples: Vec<String>,
@@ -326,7 +355,7 @@ impl fmt::Display for VerifyLine {
             f,
             "{} {}: {} entries {}, checksums ok, {} inconsistent",
             self.board,
-            table_name(self.signature, self.limit),
+            table_name(self.signature, self.kind.0),
             self.entries,
             if self.sampled { "sampled" } else { "checked" },
             self.mismatches
@@ -373,7 +402,7 @@ pub fn verify_command(a: VerifyArgs, json: bool) -> Result<VerifyReport> {
     let line = |r: &fanotb::VerifyReport| VerifyLine {
         board: r.board.size_name(),
         signature: r.sig,
-        limit: r.limit.map(Limit::plies),
+        kind: KindFields(r.kind),
         entries: r.entries,
         mismatches: r.mismatches,
         examples: r.examples.clone(),

@@ -2,7 +2,8 @@
 // every move's, and plays moves by showing the position each one leads to. The
 // moves played from where the board was set up make a game: /api/game replays it
 // by the rules (the third repetition, the no-capture limit end it) and gives its
-// record, which the analysis page takes.
+// record, which the analysis page takes. A vela side (s.vela) stays with the game:
+// its stones lost are those it is missing, as in a game from the start.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
@@ -18,6 +19,7 @@ function query(s) {
     q.set('limit', s.limit);
     q.set('counter', s.counter || 0);
   }
+  if (s.vela) q.set('vela', s.vela);
   return q.toString();
 }
 
@@ -126,6 +128,12 @@ function describeMove(m) {
 
 function describe(a, pos) {
   const side = pos.white ? 'White' : 'Black';
+  const lost = a.vela && `${a.vela.lost} stone${a.vela.lost === 1 ? '' : 's'} lost`;
+  const vela = a.vela ? ` · vela for ${a.vela.side === 'white' ? 'White' : 'Black'}, ${lost}` : '';
+  return describeValue(a, pos, side) + vela;
+}
+
+function describeValue(a, pos, side) {
   if (a.limit !== undefined) {
     let v = a.value;
     if (a.value !== 'draw' && a.plies_to_capture != null) v += `, capture in ${a.plies_to_capture}`;
@@ -158,6 +166,7 @@ function render(a, s) {
   $('position').value = a.position;
   $('limit').value = s.limit || '';
   $('counter').value = s.limit ? s.counter || 0 : '';
+  $('vela').value = s.vela || '';
   $('back').disabled = at <= 0;
   $('forward').disabled = at + 1 >= visited.length;
   $('best').disabled = !a.best.length;
@@ -172,6 +181,7 @@ function gameQuery(s) {
     q.set('limit', s.limit);
     q.set('counter', s.startCounter || 0);
   }
+  if (s.vela) q.set('vela', s.vela);
   return q.toString();
 }
 
@@ -211,7 +221,7 @@ function visit(s) {
 
 function rules() {
   const s = visited[at] || {};
-  return { limit: s.limit || '' };
+  return { limit: s.limit || '', vela: s.vela || '' };
 }
 
 // A move continues the game of the position it is played in.
@@ -221,6 +231,7 @@ function play(m) {
   return visit({
     position: m.result,
     limit: r.limit,
+    vela: r.vela,
     counter: m.counter ?? '',
     start: s.start || s.position,
     startCounter: s.start ? s.startCounter : s.counter,
@@ -244,7 +255,7 @@ async function showLine() {
       const li = document.createElement('li');
       li.textContent = m.move;
       li.title = m.position;
-      li.addEventListener('click', () => visit({ position: m.position, limit: s.limit, counter: m.counter ?? '' }));
+      li.addEventListener('click', () => visit({ position: m.position, limit: s.limit, counter: m.counter ?? '', vela: s.vela }));
       list.appendChild(li);
     }
     if (!l.line.length) list.innerHTML = '<li>drawn: best play never ends the game</li>';
@@ -257,6 +268,7 @@ async function showLine() {
 function chartUrl(t) {
   const q = new URLSearchParams({ board: t.board, signature: t.signature });
   if (t.limit) q.set('limit', t.limit);
+  if (t.vela) q.set('vela', 1);
   return `charts/depths.svg?${q}`;
 }
 
@@ -269,7 +281,7 @@ async function showTables() {
   for (const t of tables) {
     const tr = document.createElement('tr');
     tr.dataset.chart = chartUrl(t);
-    const name = (t.limit ? `n${t.limit}/` : '') + t.signature;
+    const name = (t.limit ? `n${t.limit}/` : t.vela ? 'vela/' : '') + t.signature;
     for (const v of [t.board, name, t.positions, t.wins, t.draws, t.losses, t.longest_win ?? '-']) {
       const td = document.createElement('td');
       td.textContent = typeof v === 'number' ? v.toLocaleString('en') : v;
@@ -298,15 +310,15 @@ async function start() {
   let position = q.get('position');
   if (!position) {
     // No position asked for: the longest win of the largest plain table.
-    const plain = tables.filter((t) => !t.limit && t.longest_win_position);
+    const plain = tables.filter((t) => !t.limit && !t.vela && t.longest_win_position);
     position = plain.length ? plain[plain.length - 1].longest_win_position : 'start';
   }
-  visit({ position, limit: q.get('limit') || '', counter: q.get('counter') || '' });
+  visit({ position, limit: q.get('limit') || '', counter: q.get('counter') || '', vela: q.get('vela') || '' });
 }
 
 $('goto').addEventListener('submit', (e) => {
   e.preventDefault();
-  visit({ position: $('position').value, limit: $('limit').value, counter: $('counter').value });
+  visit({ position: $('position').value, limit: $('limit').value, counter: $('counter').value, vela: $('vela').value });
 });
 $('back').addEventListener('click', () => go(-1));
 $('forward').addEventListener('click', () => go(1));
