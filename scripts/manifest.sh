@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Writes docs/MANIFEST.tsv, the checksums users check their tables against
-# (`fanotb verify --manifest`): every tsivy table up to 8 stones, every dimy table up
-# to 9 stones, and the small boards' tables (3x3, 5x3, 3x5 whole; 7x3 and 3x7 with
-# WITH_7=1, about 40 minutes each), from the directories that hold them.
+# (`fanotb verify --manifest`): every tsivy table up to 8 stones with the vela tables
+# in its vela/ (`fanotb generate --board tsivy --vela --max-stones 8`), every dimy
+# table up to 9 stones, and the small boards' tables (3x3, 5x3, 3x5 whole; 7x3 and
+# 3x7 with WITH_7=1, about 40 minutes each), from the directories that hold them.
 #   scripts/manifest.sh TSIVY_DIR OTHER_DIR
 # TSIVY_DIR holds the tsivy tables (scripts/build-8.sh TSIVY_DIR builds them, about
 # two hours); OTHER_DIR gets the dimy and small boards' tables, built here if missing

@@ -18,13 +18,18 @@
 //!   `is_canonical` tells them apart, the generator skips them and the writer stores
 //!   them with the value of their canonical twin.
 
+mod classes;
+
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
 use thiserror::Error;
 
 use crate::board::{Board, bits};
+
+pub(crate) use classes::{ClassMap, sidecar_path as classes_path};
 
 /// Binomial coefficients C(n, k) for n, k <= 64.
 fn binomials() -> &'static [[u64; 65]; 65] {
@@ -265,10 +270,11 @@ pub struct Indexer {
     sig: Signature,
     /// C(n - N, M): placements of `them` for one placement of `us`.
     per_class: u64,
-    /// The representative set of each class, in rank order.
+    /// Which sets of `us` are representatives, and their classes.
+    classes: ClassMap,
+    /// The representative set of each class, in rank order (built by `new`; a
+    /// mapped indexer selects it from `classes`).
     class_rep: Vec<u64>,
-    /// Raw rank of a set of `us` -> its class, if it is a representative.
-    class_of: Vec<u32>,
 }
 
 /// Shows the board, the signature and the table size, not the class tables.
@@ -277,42 +283,70 @@ impl fmt::Debug for Indexer {
         f.debug_struct("Indexer")
             .field("board", &self.board)
             .field("sig", &self.sig)
-            .field("classes", &self.class_rep.len())
+            .field("classes", &self.classes.classes())
             .field("per_class", &self.per_class)
             .finish()
     }
 }
 
-const NOT_A_CLASS: u32 = u32::MAX;
-
 impl Indexer {
-    /// Builds the class tables of `sig` on `board` (4 bytes per set of `us` stones,
-    /// 8 per class).
+    /// Builds the class tables of `sig` on `board` by enumerating every set of `us`
+    /// stones (1.5 bits per set, and 8 bytes per class for walks and unranks).
     ///
     /// # Panics
     ///
     /// If the signature has more stones than the board has points.
     pub fn new(board: &'static Board, sig: Signature) -> Indexer {
-        let n = board.points();
         let (k, m) = (sig.us as usize, sig.them as usize);
-        assert!(k + m <= n, "signature {sig} does not fit on {board:?}");
-        let sets = binom(n, k);
-        let mut class_of = vec![NOT_A_CLASS; sets as usize];
+        assert!(
+            k + m <= board.points(),
+            "signature {sig} does not fit on {board:?}"
+        );
         let mut class_rep = Vec::new();
-        for r in 0..sets {
-            let set = unrank_set(r, k, n);
-            if board.symmetries().iter().all(|g| g.apply(set) >= set) {
-                class_of[r as usize] = class_rep.len() as u32;
-                class_rep.push(set);
-            }
-        }
+        let classes = ClassMap::build(board, k, Some(&mut class_rep));
         Indexer {
             board,
             sig,
-            per_class: binom(n - k, m),
+            per_class: binom(board.points() - k, m),
+            classes,
             class_rep,
-            class_of,
         }
+    }
+
+    /// The indexer of the table at `table`: its class sidecar mapped when there is a
+    /// sound one (nothing enumerated, nothing on the heap), else built. Unranks then
+    /// select each class's set from the map.
+    pub(crate) fn for_table(board: &'static Board, sig: Signature, table: &Path) -> Indexer {
+        let (k, m) = (sig.us as usize, sig.them as usize);
+        match ClassMap::open(&classes_path(table), board, k) {
+            Some(classes) => Indexer {
+                board,
+                sig,
+                per_class: binom(board.points() - k, m),
+                classes,
+                class_rep: Vec::new(),
+            },
+            None => Indexer::new(board, sig),
+        }
+    }
+
+    /// Whether a mapped class sidecar is the table enumeration gives (true for a
+    /// built one): `fanotb verify` checks it, as it checks the table's entries.
+    pub(crate) fn classes_sound(&self) -> bool {
+        !self.has_class_sidecar()
+            || self
+                .classes
+                .is_built_table(self.board, self.sig.us as usize)
+    }
+
+    /// Whether the class table is mapped from a sidecar.
+    pub(crate) fn has_class_sidecar(&self) -> bool {
+        self.classes.is_mapped()
+    }
+
+    /// Writes the class sidecar of the table at `table` (`NvM.classes`).
+    pub(crate) fn write_classes(&self, table: &Path) -> std::io::Result<()> {
+        self.classes.write(&classes_path(table))
     }
 
     /// The board indexed.
@@ -325,7 +359,17 @@ impl Indexer {
     }
     /// Number of table entries.
     pub fn size(&self) -> u64 {
-        self.class_rep.len() as u64 * self.per_class
+        self.classes.classes() * self.per_class
+    }
+
+    /// The class of a representative set; the class count (past the last class) for
+    /// any other set, which only a damaged class sidecar gives: the read is then
+    /// refused as out of the table.
+    #[inline]
+    fn class_of(&self, rep: u64) -> u64 {
+        let class = self.classes.class(rank_set(rep));
+        debug_assert!(class.is_some(), "{rep:#x} is a representative");
+        class.unwrap_or(self.classes.classes())
     }
 
     /// The table index of a position (its symmetry class).
@@ -344,9 +388,7 @@ impl Indexer {
                 best.1 = best.1.min(g.apply(them));
             }
         }
-        let class = self.class_of[rank_set(best.0) as usize];
-        debug_assert_ne!(class, NOT_A_CLASS);
-        class as u64 * self.per_class + rank_in(best.1, best.0)
+        self.class_of(best.0) * self.per_class + rank_in(best.1, best.0)
     }
 
     /// Fixes the side to move's stones, so that the indexes of many positions sharing
@@ -365,12 +407,10 @@ impl Indexer {
                 which |= 1 << k;
             }
         }
-        let class = self.class_of[rank_set(best) as usize];
-        debug_assert_ne!(class, NOT_A_CLASS);
         FixedUs {
             indexer: self,
             us: best,
-            base: class as u64 * self.per_class,
+            base: self.class_of(best) * self.per_class,
             which,
         }
     }
@@ -380,7 +420,7 @@ impl Indexer {
     pub fn unrank(&self, index: u64) -> (u64, u64) {
         let (class, rest) = (index / self.per_class, index % self.per_class);
         let n = self.board.points();
-        let us = self.class_rep[class as usize];
+        let us = self.class_set(class);
         let them = unrank_in(rest, self.sig.them as usize, us, n);
         (us, them)
     }
@@ -415,12 +455,19 @@ impl Indexer {
 
     /// `us` of every entry in class `class` (entries `class*per_class ..`).
     pub fn class_set(&self, class: u64) -> u64 {
-        self.class_rep[class as usize]
+        match self.class_rep.get(class as usize) {
+            Some(&set) => set,
+            None => unrank_set(
+                self.classes.select(class),
+                self.sig.us as usize,
+                self.board.points(),
+            ),
+        }
     }
 
     /// Heap memory of the indexer's class tables.
     pub fn heap_bytes(&self) -> u64 {
-        (self.class_of.len() * 4 + self.class_rep.len() * 8) as u64
+        self.classes.heap_bytes() + self.class_rep.len() as u64 * 8
     }
 
     /// Entries per class.

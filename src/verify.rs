@@ -24,7 +24,7 @@ use crate::position::{Color, Position};
 use crate::probe::{ProbeError, Tablebase, Value};
 use crate::retro::capture_deps;
 use crate::rules::Rules;
-use crate::table::{Decoded, Stats, Table, TableKind, code_limited, table_path};
+use crate::table::{Decoded, Stats, Table, TableError, TableKind, code_limited, table_path};
 use crate::value::Outcome;
 use crate::vela::Vela;
 
@@ -65,9 +65,15 @@ pub fn verify(
         if !only.is_empty() && !only.contains(&sig) {
             continue;
         }
-        Table::open(tb.dir(), board, kind, sig)?
-            .file
-            .verify_checksums()?;
+        let table = Table::open(tb.dir(), board, kind, sig)?;
+        table.file.verify_checksums()?;
+        if !table.idx.classes_sound() {
+            return Err(TableError::Corrupt {
+                path: crate::index::classes_path(table.file.path()),
+                what: "a class sidecar that is not the class table of its signature".into(),
+            }
+            .into());
+        }
         let r = match sample {
             Some(n) => verify_sample(tb, board, kind, sig, n)?,
             None => verify_table(tb.dir(), board, kind, sig)?,

@@ -326,3 +326,72 @@ fn names_that_are_not_regular_files_are_refused_without_hanging() {
     std::os::unix::fs::symlink(dir.path().join("nowhere"), &path).unwrap();
     assert!(probe().contains("symbolic link to nothing"), "{}", probe());
 }
+
+/// The class sidecars `generate` writes answer as the class tables built without
+/// them; a damaged one is not used; a crafted one that passes the checks (a
+/// representative moved within its word, counts and checksum redone) never makes a
+/// reader panic, and `verify` names it.
+#[test]
+fn class_sidecars_answer_as_the_built_class_tables() {
+    let dir = tables();
+    let sub = dir.path().join("9x5");
+    let sidecar = sub.join("2v1.classes");
+    assert!(sidecar.is_file() && sub.join("1v1.classes").is_file());
+    let all: Vec<Position> = {
+        let idx = fanotb::internals::Indexer::new(Board::tsivy(), sig("2v1"));
+        (0..idx.size())
+            .map(|i| {
+                let (us, them) = idx.unrank(i);
+                Position::from_sides(Board::tsivy(), us, them, fanotb::Color::White)
+            })
+            .collect()
+    };
+    let answers = |dir: &Path| -> Vec<String> {
+        let tb = Tablebase::open(dir).unwrap();
+        all.iter()
+            .map(|p| {
+                format!(
+                    "{:?}",
+                    tb.probe(p, fanotb::Rules::PLAIN).map_err(|e| e.to_string())
+                )
+            })
+            .collect()
+    };
+    let mapped = answers(dir.path());
+    let good = std::fs::read(&sidecar).unwrap();
+    std::fs::remove_file(&sidecar).unwrap();
+    assert_eq!(answers(dir.path()), mapped, "built, without the sidecar");
+    // Damaged: not used.
+    let mut damaged = good.clone();
+    damaged[60] ^= 0x10;
+    std::fs::write(&sidecar, &damaged).unwrap();
+    assert_eq!(answers(dir.path()), mapped, "a damaged sidecar is ignored");
+    // Crafted: the lowest representative of a word moved to the bit below it.
+    let mut crafted = good.clone();
+    let w = (48..crafted.len() - 8)
+        .step_by(8)
+        .find(|&at| {
+            let word = u64::from_le_bytes(crafted[at..at + 8].try_into().unwrap());
+            word != 0 && word.trailing_zeros() > 0
+        })
+        .unwrap();
+    let word = u64::from_le_bytes(crafted[w..w + 8].try_into().unwrap());
+    let low = word & word.wrapping_neg();
+    crafted[w..w + 8].copy_from_slice(&(word ^ low ^ (low >> 1)).to_le_bytes());
+    let n = crafted.len() - 8;
+    let sum = xxh3_64(&crafted[..n]);
+    crafted[n..].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(&sidecar, &crafted).unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    for p in &all {
+        let _ = tb.probe(p, fanotb::Rules::PLAIN);
+        let _ = tb.moves(p, fanotb::Rules::PLAIN);
+    }
+    let e = verify(&tb, &[sig("2v1")], Some(10), |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("2v1.classes") && e.contains("not the class table"),
+        "{e}"
+    );
+}

@@ -208,9 +208,10 @@ fn interrupted_build_resumes_to_identical_bytes() {
         .unwrap()
         .set_len(len / 2)
         .unwrap();
-    // A build from before depth sidecars, or one killed between a table and its
-    // sidecar: the complete table is kept and its sidecar written.
+    // A build from before depth and class sidecars, or one killed between a table
+    // and its sidecars: the complete table is kept and its sidecars written.
     std::fs::remove_file(sub.join("1v1.depths")).unwrap();
+    std::fs::remove_file(sub.join("1v1.classes")).unwrap();
     let reports = generate(
         b.path(),
         board,
@@ -227,7 +228,7 @@ fn interrupted_build_resumes_to_identical_bytes() {
     assert_eq!(skipped, ["1v1"]);
     std::fs::remove_file(sub.join("1v3.fntb.tmp")).unwrap_or(());
     let (fa, fb) = (files(a.path()), files(b.path()));
-    assert_eq!(fa.len(), 12, "six tables and their depth sidecars");
+    assert_eq!(fa.len(), 18, "six tables and their depth and class sidecars");
     assert_eq!(fa, fb);
 }
 

@@ -302,6 +302,7 @@ fn build_pair(
                 &streams,
             )?;
             write_sidecar(&path, board, sig, TableKind::Plain, checksum, &depths)?;
+            super::write_classes(&side, &path)?;
             reports.push(TableReport {
                 sig,
                 kind: TableKind::Plain,

@@ -127,6 +127,15 @@ fn generate_tables(
     Ok(out)
 }
 
+/// Writes the class sidecar of the table at `path`, so that opening it enumerates
+/// nothing (docs/FORMAT.md, "Class sidecars").
+pub(super) fn write_classes(side: &crate::index::Indexer, path: &Path) -> Result<(), TableError> {
+    side.write_classes(path).map_err(|source| TableError::Io {
+        path: crate::index::classes_path(path),
+        source,
+    })
+}
+
 /// The worker threads `opts.threads` asks for, and how many.
 fn thread_pool(opts: &Options) -> Result<(rayon::ThreadPool, usize), GenerateError> {
     let threads = thread_count(opts)?;
@@ -164,6 +173,7 @@ fn build_pair(
         let depths = DepthHistogram::count(&side, &codes, kind.limit());
         let (file_bytes, checksum) = write_table(&path, board, sig, kind, &codes, stats)?;
         write_sidecar(&path, board, sig, kind, checksum, &depths)?;
+        write_classes(&side, &path)?;
         stage.finish();
         reports.push(TableReport {
             sig,

@@ -149,6 +149,10 @@ fn existing(
     let t = Table::open(dir, board, kind, sig).ok()?;
     t.file.verify_checksums().ok()?;
     histogram(&t, board, kind, true).ok()?;
+    if !t.idx.has_class_sidecar() {
+        // Best effort, as the depth sidecar: the table is whole without it.
+        let _ = super::write_classes(&t.idx, t.file.path());
+    }
     Some(t.file)
 }
 

@@ -193,7 +193,11 @@ impl Table {
             }
             r => r?,
         };
-        let idx = Indexer::new(board, sig);
+        // A crafted name and header could ask for class tables beyond any memory.
+        if !sig.buildable(board) {
+            return Err(file.corrupt(format!("{sig} is larger than any table fanotb builds")));
+        }
+        let idx = Indexer::for_table(board, sig, file.path());
         if file.header().entries != idx.size() {
             return Err(file.corrupt(format!(
                 "{} entries, the index has {}",
