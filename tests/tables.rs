@@ -228,7 +228,11 @@ fn interrupted_build_resumes_to_identical_bytes() {
     assert_eq!(skipped, ["1v1"]);
     std::fs::remove_file(sub.join("1v3.fntb.tmp")).unwrap_or(());
     let (fa, fb) = (files(a.path()), files(b.path()));
-    assert_eq!(fa.len(), 18, "six tables and their depth and class sidecars");
+    assert_eq!(
+        fa.len(),
+        18,
+        "six tables and their depth and class sidecars"
+    );
     assert_eq!(fa, fb);
 }
 

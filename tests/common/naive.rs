@@ -460,15 +460,18 @@ pub fn enumerate_where(
 
 /// Solve every position of `enumerate(w, h, max_stones)` by value iteration.
 pub fn solve_all(w: usize, h: usize, max_stones: usize) -> HashMap<NaivePos, Value> {
-    solve_states(enumerate(w, h, max_stones), |p| {
-        distinct_successors(p)
-            .into_iter()
-            .map(|s| match s.count(s.mover()) {
-                0 => Successor::Known(Value::Loss(0)),
-                _ => Successor::State(s),
-            })
-            .collect()
-    })
+    solve_states(enumerate(w, h, max_stones), plain_successors)
+}
+
+/// The successors by the normal rules: a side left with no stones has lost.
+fn plain_successors(p: &NaivePos) -> Vec<Successor<NaivePos>> {
+    distinct_successors(p)
+        .into_iter()
+        .map(|s| match s.count(s.mover()) {
+            0 => Successor::Known(Value::Loss(0)),
+            _ => Successor::State(s),
+        })
+        .collect()
 }
 
 /// A successor of a state: another state of the set, or a position whose value
@@ -950,15 +953,7 @@ pub fn solve_vela(
         enumerate_where(w, h, floor + black_max, |nw, nb| {
             nw <= floor && nb <= black_max
         }),
-        |p| {
-            distinct_successors(p)
-                .into_iter()
-                .map(|s| match s.count(s.mover()) {
-                    0 => Successor::Known(Value::Loss(0)),
-                    _ => Successor::State(s),
-                })
-                .collect()
-        },
+        plain_successors,
     );
     let states = enumerate_where(w, h, max_stones, |nw, nb| {
         nw > floor && nw <= start && nb <= floor
