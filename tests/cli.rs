@@ -628,6 +628,76 @@ fn a_game_against_the_tables_ends_with_the_result_and_the_record() {
     assert!(fails(&["game", pos, "--dir", d, "--json"]).contains("interactive"));
 }
 
+/// `generate --vela`, then `game --vela` and `probe --vela` from a 5x3 position where
+/// White plays vela: the tables answer with quiet steps until a capture ends it.
+#[test]
+fn a_game_under_vela_is_played_from_the_vela_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let built = json(&[
+        "generate",
+        "--board",
+        "5x3",
+        "--vela",
+        "--max-stones",
+        "7",
+        "--dir",
+        d,
+    ]);
+    let names: Vec<&str> = built["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["vela"] == true)
+        .map(|t| t["signature"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["1v6", "6v1"]);
+    let pos = "B4/WW3/WWWW1 w";
+    let probe = json(&["probe", pos, "--vela", "white", "--dir", d]);
+    assert_eq!(
+        (probe["value"].clone(), probe["depth"].clone()),
+        ("win".into(), 5.into())
+    );
+    assert_eq!(
+        probe["vela"],
+        serde_json::json!({"side": "white", "lost": 1})
+    );
+    let out = fanotb()
+        .args(["game", pos, "--vela", "white", "--dir", d])
+        .write_stdin("best\n".repeat(3))
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(out.contains("tables: win in 5 for White"), "{out}");
+    assert!(
+        out.contains("record: 1. c1-c2 a3-b3 2. a2-a3 b3-c3W 3. c2-c1W 1-0"),
+        "{out}"
+    );
+    // A vela the tables do not hold is refused with the reason.
+    let e = fails(&[
+        "probe",
+        pos,
+        "--vela",
+        "white",
+        "--vela-lost",
+        "0",
+        "--dir",
+        d,
+    ]);
+    assert!(e.contains("no table values this vela"), "{e}");
+    let e = fails(&[
+        "generate",
+        "--board",
+        "5x3",
+        "--vela",
+        "--signature",
+        "3v3",
+        "--dir",
+        d,
+    ]);
+    assert!(e.contains("no vela table 3v3 on the 5x3 board"), "{e}");
+}
+
 /// `stats --plot`: a depth chart per table and a shares chart per board and limit,
 /// in SVG and PNG.
 #[test]
