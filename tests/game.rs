@@ -548,8 +548,14 @@ fn vela_tables_match_the_naive_solve() {
     // sample through the probe API.
     for sample in [None, Some(500)] {
         let reports = fanotb::verify(&tb, &targets, sample, |_| {}).unwrap();
-        let vela: Vec<_> = reports.iter().filter(|r| r.kind == TableKind::Vela).collect();
+        let vela: Vec<_> = reports
+            .iter()
+            .filter(|r| r.kind == TableKind::Vela)
+            .collect();
         assert_eq!(vela.len(), 6);
-        assert!(vela.iter().all(|r| r.mismatches == 0 && r.stats_error.is_none()));
+        assert!(
+            vela.iter()
+                .all(|r| r.mismatches == 0 && r.stats_error.is_none())
+        );
     }
 }
