@@ -367,9 +367,9 @@ impl Indexer {
     /// refused as out of the table.
     #[inline]
     fn class_of(&self, rep: u64) -> u64 {
-        let class = self.classes.class(rank_set(rep));
-        debug_assert!(class.is_some(), "{rep:#x} is a representative");
-        class.unwrap_or(self.classes.classes())
+        self.classes
+            .class(rank_set(rep))
+            .unwrap_or(self.classes.classes())
     }
 
     /// The table index of a position (its symmetry class).
