@@ -7,14 +7,16 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::board::Board;
-use crate::bytes::{Reader, Unsealed, seal, unseal};
+use crate::bytes::{Reader, Unsealed, seal, u64_at, unseal};
 use crate::index::Signature;
 use crate::position::{Color, Position};
 use crate::value::Wdl;
 
 pub(crate) const MAGIC: [u8; 8] = *b"FNPROOF\n";
 pub(crate) const END_MAGIC: [u8; 8] = *b"FNPREND\n";
-pub(crate) const VERSION: u32 = 1;
+/// The newest format version: 2 adds lemmas. A certificate without lemmas is
+/// written as version 1, which every reader takes.
+pub(crate) const VERSION: u32 = 2;
 const ZSTD_LEVEL: i32 = 19;
 /// The largest payload a reader decompresses (a guard against crafted sizes; the
 /// payload is decompressed as a stream, so memory follows the real size).
@@ -27,7 +29,7 @@ const MAX_FILE: u64 = MAX_PAYLOAD + 44;
 const MAX_RATIO: u64 = 64;
 
 /// What a proof establishes for its side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Claim {
     /// The side wins: every line ends, in a table position won for it or a finished
     /// game (the proof graph is acyclic).
@@ -66,7 +68,9 @@ pub enum CertificateError {
         path: PathBuf,
     },
     /// The file is a certificate of a format version this build does not read.
-    #[error("{path}: certificate format version {found}, this fanotb reads version {VERSION}")]
+    #[error(
+        "{path}: certificate format version {found}, this fanotb reads versions 1 to {VERSION}"
+    )]
     Version {
         /// The file read.
         path: PathBuf,
@@ -103,20 +107,107 @@ pub struct Part {
     pub entries: Vec<Entry>,
 }
 
+/// What a certificate proves about its root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proves {
+    /// The value for the side to move: one proof for a win or a loss, two (each side
+    /// does not lose) for a draw.
+    Value(Wdl),
+    /// A lemma: one proof, of the claim for the side, that other certificates use as
+    /// a leaf (docs/PROOF.md, "Lemmas").
+    Lemma(Color, Claim),
+}
+
+impl Proves {
+    /// The value, for a certificate of one.
+    pub fn value(self) -> Option<Wdl> {
+        match self {
+            Proves::Value(v) => Some(v),
+            Proves::Lemma(..) => None,
+        }
+    }
+
+    /// What is proved, in words: `draw for White` (the side to move of `root`), or a
+    /// lemma's `White wins`.
+    pub fn text(self, root: &Position) -> String {
+        match self {
+            Proves::Value(v) => format!("{} for {}", v.name(), root.turn().name()),
+            Proves::Lemma(side, claim) => format!("{} {}", side.name(), claim.name()),
+        }
+    }
+}
+
+/// A lemma a certificate relies on: the position, side and claim it proves, and
+/// the lemma file's checksum (which also names the file: docs/PROOF.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LemmaRef {
+    /// The lemma's root.
+    pub position: Position,
+    /// The side it proves the claim for.
+    pub side: Color,
+    /// What it proves for that side.
+    pub claim: Claim,
+    /// The lemma file's whole-file xxh3-64 (its trailer).
+    pub checksum: u64,
+}
+
+impl LemmaRef {
+    /// The order of a certificate's lemma list: position as proofs sort them, then
+    /// side and claim.
+    fn key(&self) -> (u64, u64, u8, u8) {
+        let (w, b) = position_key(&self.position);
+        (w, b, color_byte(self.side), claim_byte(self.claim))
+    }
+
+    /// Whether this lemma serves a proof that `side` makes `claim`: a win serves
+    /// both claims, "does not lose" only itself.
+    pub fn serves(&self, side: Color, claim: Claim) -> bool {
+        self.side == side && (self.claim == Claim::Win || claim == Claim::NotLose)
+    }
+
+    /// The file that holds the lemma in a lemma directory.
+    pub fn file_name(&self) -> String {
+        lemma_file_name(self.checksum)
+    }
+}
+
+/// Puts a lemma list in certificate order, each lemma once.
+pub(crate) fn sort_lemmas(v: &mut Vec<LemmaRef>) {
+    v.sort_by_key(LemmaRef::key);
+    v.dedup_by_key(|l| l.key());
+}
+
+/// A lemma file's name: its checksum in 16 hex digits, then `.fnlemma`.
+pub fn lemma_file_name(checksum: u64) -> String {
+    format!("{checksum:016x}.fnlemma")
+}
+
+/// The order positions of a proof are listed in: White's stones with the side to
+/// move in bit 63, then Black's stones.
+fn position_key(p: &Position) -> (u64, u64) {
+    (
+        p.white() | u64::from(p.turn() == Color::Black) << 63,
+        p.black(),
+    )
+}
+
 /// A whole certificate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
-    /// The position whose value is proved.
+    /// The position whose value (or claim) is proved.
     pub root: Position,
-    /// The value of the root for its side to move.
-    pub value: Wdl,
+    /// What is proved: the root's value, or a lemma's claim.
+    pub proves: Proves,
     /// Positions with at most this many stones are table leaves.
     pub max_table_stones: u8,
     /// The tables relied on, with their whole-file checksums.
     pub tables: Vec<(Signature, u64)>,
-    /// The proofs that together establish `value`: one for a win or a loss, two for a
-    /// draw.
+    /// The proofs that together establish `proves`: one for a win, a loss or a
+    /// lemma, two for a draw.
     pub parts: Vec<Part>,
+    /// The lemmas the proofs rely on, in the order of `LemmaRef::key`, each once
+    /// (none in a version 1 file).
+    pub lemmas: Vec<LemmaRef>,
 }
 
 fn put_u64(v: &mut Vec<u8>, x: u64) {
@@ -130,23 +221,44 @@ fn color_byte(c: Color) -> u8 {
     }
 }
 
-fn wdl_byte(w: Wdl) -> u8 {
-    match w {
-        Wdl::Loss => 0,
-        Wdl::Draw => 1,
-        Wdl::Win => 2,
+fn claim_byte(c: Claim) -> u8 {
+    match c {
+        Claim::NotLose => 0,
+        Claim::Win => 1,
     }
 }
 
+fn put_position(v: &mut Vec<u8>, p: &Position) {
+    put_u64(v, p.white());
+    put_u64(v, p.black());
+    v.push(color_byte(p.turn()));
+}
+
 impl Certificate {
+    /// The version the file is written in: 1 when version 1 can hold it (a value
+    /// without lemmas), so that such files stay as they were.
+    pub fn version(&self) -> u32 {
+        match (self.proves, self.lemmas.is_empty()) {
+            (Proves::Value(_), true) => 1,
+            _ => VERSION,
+        }
+    }
+
     /// The uncompressed payload (docs/PROOF.md).
     fn payload(&self) -> Vec<u8> {
         let b = self.root.board();
         let mut v = vec![b.width() as u8, b.height() as u8];
-        put_u64(&mut v, self.root.white());
-        put_u64(&mut v, self.root.black());
-        v.push(color_byte(self.root.turn()));
-        v.push(wdl_byte(self.value));
+        put_position(&mut v, &self.root);
+        match self.proves {
+            Proves::Value(w) => v.push(match w {
+                Wdl::Loss => 0,
+                Wdl::Draw => 1,
+                Wdl::Win => 2,
+            }),
+            Proves::Lemma(side, claim) => {
+                v.extend([3, color_byte(side), claim_byte(claim)]);
+            }
+        }
         v.push(self.max_table_stones);
         v.extend_from_slice(&(self.tables.len() as u32).to_le_bytes());
         for (sig, sum) in &self.tables {
@@ -157,18 +269,22 @@ impl Certificate {
         v.push(self.parts.len() as u8);
         for p in &self.parts {
             v.push(color_byte(p.side));
-            v.push(match p.claim {
-                Claim::NotLose => 0,
-                Claim::Win => 1,
-            });
+            v.push(claim_byte(p.claim));
             put_u64(&mut v, p.entries.len() as u64);
             for e in &p.entries {
-                put_u64(&mut v, e.position.white());
-                put_u64(&mut v, e.position.black());
-                v.push(color_byte(e.position.turn()));
+                put_position(&mut v, &e.position);
                 let mv = e.mv.as_deref().unwrap_or("");
                 v.push(mv.len() as u8);
                 v.extend_from_slice(mv.as_bytes());
+            }
+        }
+        if self.version() >= 2 {
+            v.extend_from_slice(&(self.lemmas.len() as u32).to_le_bytes());
+            for l in &self.lemmas {
+                put_u64(&mut v, l.checksum);
+                put_position(&mut v, &l.position);
+                v.push(color_byte(l.side));
+                v.push(claim_byte(l.claim));
             }
         }
         v
@@ -179,7 +295,7 @@ impl Certificate {
         let payload = self.payload();
         let packed = zstd::bulk::compress(&payload, ZSTD_LEVEL).expect("zstd compresses memory");
         let mut v = MAGIC.to_vec();
-        v.extend_from_slice(&VERSION.to_le_bytes());
+        v.extend_from_slice(&self.version().to_le_bytes());
         put_u64(&mut v, payload.len() as u64);
         put_u64(&mut v, packed.len() as u64);
         v.extend_from_slice(&packed);
@@ -199,10 +315,68 @@ impl Certificate {
         Ok(bytes.len() as u64)
     }
 
+    /// Writes a lemma into the lemma directory `dir` (created if missing), under the
+    /// name its checksum gives it, and returns the reference to it. A lemma already
+    /// there is the same file: it is kept.
+    pub fn write_lemma(&self, dir: &Path) -> Result<LemmaRef, CertificateError> {
+        let Proves::Lemma(side, claim) = self.proves else {
+            panic!("write_lemma is given a certificate of a value, not a lemma");
+        };
+        let bytes = self.to_bytes();
+        let checksum = u64_at(&bytes, bytes.len() - 16);
+        let path = dir.join(lemma_file_name(checksum));
+        let io = |source| CertificateError::Io {
+            path: path.clone(),
+            source,
+        };
+        if !path.exists() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+            crate::durable::replace_file(&path, |f| f.write_all(&bytes)).map_err(io)?;
+        }
+        Ok(LemmaRef {
+            position: self.root,
+            side,
+            claim,
+            checksum,
+        })
+    }
+
+    /// Puts the lemma list in the order the format requires, each lemma once.
+    pub fn sort_lemmas(&mut self) {
+        sort_lemmas(&mut self.lemmas);
+    }
+
+    /// The lemmas this certificate's proofs make: one per proof, with the lemmas
+    /// that proof relies on.
+    pub fn split_lemmas(&self) -> Vec<Certificate> {
+        self.parts
+            .iter()
+            .map(|p| Certificate {
+                root: self.root,
+                proves: Proves::Lemma(p.side, p.claim),
+                max_table_stones: self.max_table_stones,
+                tables: self.tables.clone(),
+                parts: vec![p.clone()],
+                lemmas: self
+                    .lemmas
+                    .iter()
+                    .filter(|l| l.serves(p.side, p.claim))
+                    .copied()
+                    .collect(),
+            })
+            .collect()
+    }
+
     /// Reads and validates a certificate file: framing, checksum, and that every
     /// field is well formed (positions on the board, stones not overlapping). Whether
     /// the proof holds is `check`'s business.
     pub fn read(path: &Path) -> Result<Certificate, CertificateError> {
+        Certificate::read_summed(path).map(|(c, _)| c)
+    }
+
+    /// Reads a certificate as `read` does, with its whole-file checksum (the name
+    /// of a lemma file).
+    pub fn read_summed(path: &Path) -> Result<(Certificate, u64), CertificateError> {
         let io = |source| CertificateError::Io {
             path: path.into(),
             source,
@@ -224,7 +398,8 @@ impl Certificate {
         std::fs::File::open(path)
             .and_then(|f| f.take(MAX_FILE + 1).read_to_end(&mut bytes))
             .map_err(io)?;
-        Certificate::from_bytes(path, &bytes)
+        let cert = Certificate::from_bytes(path, &bytes)?;
+        Ok((cert, u64_at(&bytes, bytes.len() - 16)))
     }
 
     /// Parses and validates a certificate from its bytes, as `read` does; `path` is
@@ -248,7 +423,7 @@ impl Certificate {
         let mut head = Reader::new(&bytes[8..28]);
         let truncated = |_| damaged("truncated");
         let version = head.u32().map_err(truncated)?;
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(CertificateError::Version {
                 path: path.into(),
                 found: version,
@@ -273,13 +448,14 @@ impl Certificate {
         if payload.len() as u64 != raw_len {
             return Err(damaged("payload length"));
         }
-        parse_payload(&payload).map_err(|what| damaged(&what))
+        parse_payload(&payload, version).map_err(|what| damaged(&what))
     }
 }
 
 /// The payload's own fields: a side, a position on the board.
 trait PayloadFields {
     fn color(&mut self) -> Result<Color, String>;
+    fn claim(&mut self) -> Result<Claim, String>;
     fn position(&mut self, board: &'static Board) -> Result<Position, String>;
 }
 
@@ -289,6 +465,13 @@ impl PayloadFields for Reader<'_> {
             0 => Ok(Color::White),
             1 => Ok(Color::Black),
             c => Err(format!("side code {c}")),
+        }
+    }
+    fn claim(&mut self) -> Result<Claim, String> {
+        match self.u8()? {
+            0 => Ok(Claim::NotLose),
+            1 => Ok(Claim::Win),
+            c => Err(format!("claim code {c}")),
         }
     }
     fn position(&mut self, board: &'static Board) -> Result<Position, String> {
@@ -311,15 +494,16 @@ impl PayloadFields for Reader<'_> {
     }
 }
 
-fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
+fn parse_payload(b: &[u8], version: u32) -> Result<Certificate, String> {
     let mut r = Reader::new(b);
     let (w, h) = (r.u8()? as usize, r.u8()? as usize);
     let board = Board::get(w, h).map_err(|e| e.to_string())?;
     let root = r.position(board)?;
-    let value = match r.u8()? {
-        0 => Wdl::Loss,
-        1 => Wdl::Draw,
-        2 => Wdl::Win,
+    let proves = match r.u8()? {
+        0 => Proves::Value(Wdl::Loss),
+        1 => Proves::Value(Wdl::Draw),
+        2 => Proves::Value(Wdl::Win),
+        3 if version >= 2 => Proves::Lemma(r.color()?, r.claim()?),
         v => return Err(format!("value code {v}")),
     };
     let max_table_stones = r.u8()?;
@@ -340,11 +524,7 @@ fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
     let mut parts = Vec::new();
     for _ in 0..n_parts {
         let side = r.color()?;
-        let claim = match r.u8()? {
-            0 => Claim::NotLose,
-            1 => Claim::Win,
-            c => return Err(format!("claim code {c}")),
-        };
+        let claim = r.claim()?;
         let n = r.u64()?;
         // Each entry takes at least 18 bytes: a count beyond that is damage.
         if n > r.remaining() as u64 / 18 {
@@ -358,10 +538,7 @@ fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
             let position = r.position(board)?;
             // Sorted by (White's stones with the side to move in bit 63, Black's),
             // each once: a checker reads them in one pass.
-            let key = (
-                position.white() | u64::from(position.turn() == Color::Black) << 63,
-                position.black(),
-            );
+            let key = position_key(&position);
             if last.is_some_and(|l| l >= key) {
                 return Err(format!("{position}: out of order, or listed twice"));
             }
@@ -382,14 +559,41 @@ fn parse_payload(b: &[u8]) -> Result<Certificate, String> {
             entries,
         });
     }
+    let mut lemmas: Vec<LemmaRef> = Vec::new();
+    if version >= 2 {
+        let n = r.u32()?;
+        // Each reference takes 27 bytes.
+        if n as usize > r.remaining() / 27 {
+            return Err(format!("{n} lemmas in a payload too small for them"));
+        }
+        for _ in 0..n {
+            let checksum = r.u64()?;
+            let l = LemmaRef {
+                checksum,
+                position: r.position(board)?,
+                side: r.color()?,
+                claim: r.claim()?,
+            };
+            if lemmas.last().is_some_and(|last| last.key() >= l.key()) {
+                return Err(format!(
+                    "lemma {} for {} at {}: out of order, or listed twice",
+                    l.file_name(),
+                    l.side.name(),
+                    l.position
+                ));
+            }
+            lemmas.push(l);
+        }
+    }
     if r.remaining() != 0 {
         return Err("bytes after the last proof".into());
     }
     Ok(Certificate {
         root,
-        value,
+        proves,
         max_table_stones,
         tables,
         parts,
+        lemmas,
     })
 }

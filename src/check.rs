@@ -5,13 +5,14 @@
 //! checks every position of every proof against the definition, in parallel.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
 
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::certificate::{Certificate, CertificateError, Claim, Part};
+use crate::certificate::{Certificate, CertificateError, Claim, Part, Proves};
 use crate::index::Signature;
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, ValueTables};
@@ -19,13 +20,17 @@ use crate::value::Wdl;
 use crate::verify::verify_table;
 
 /// What to check beyond the certificate itself.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct CheckOptions {
     /// Re-derive every entry of every table the certificate names from its
     /// successors (as `verify` does), so that the check rests on the rules alone and
     /// not on the tables' contents.
     pub verify_tables: bool,
+    /// The lemma directory, where the lemmas a certificate names are found by their
+    /// checksums (docs/PROOF.md, "Lemmas"); `None`: a certificate that names lemmas
+    /// is refused.
+    pub lemmas: Option<PathBuf>,
 }
 
 /// Why a certificate was not accepted.
@@ -72,16 +77,20 @@ pub enum CheckError {
         expected: u64,
     },
     /// The proofs present are not the ones the claimed value needs.
-    #[error("the certificate claims {claimed} but its proofs are {found}")]
+    #[error("{certificate} claims {claimed} but its proofs are {found}")]
     Claims {
+        /// The certificate: `the certificate`, or a lemma's file name.
+        certificate: String,
         /// The claimed value and side, such as `draw for White`.
         claimed: String,
         /// The proofs present, as side and claim, or `none`.
         found: String,
     },
     /// A position of a proof fails the definition (docs/PROOF.md).
-    #[error("proof that {side} {claim}: position {position}: {reason}")]
+    #[error("{certificate}: proof that {side} {claim}: position {position}: {reason}")]
     Invalid {
+        /// The certificate: `the certificate`, or a lemma's file name.
+        certificate: String,
         /// The proof's side: `White` or `Black`.
         side: &'static str,
         /// The proof's claim: `wins` or `does not lose`.
@@ -91,84 +100,226 @@ pub enum CheckError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A lemma a certificate names is not in the lemma directory, or no directory
+    /// was given.
+    #[error("lemma {name} ({side} {claim} at {position}) {place}")]
+    LemmaMissing {
+        /// The lemma's file name.
+        name: String,
+        /// The side it is named for.
+        side: &'static str,
+        /// The claim it is named for.
+        claim: &'static str,
+        /// Its position, as position text.
+        position: String,
+        /// Where it was looked for.
+        place: String,
+    },
+    /// A lemma file is not the lemma its certificate names, or is named and not
+    /// used.
+    #[error("lemma {name}: {reason}")]
+    LemmaWrong {
+        /// The lemma's file name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A win that relies on itself through lemmas: no line of play has to end.
+    #[error("lemma {name} lies on a cycle of lemmas that claim wins: a win must end")]
+    LemmaCycle {
+        /// A lemma on the cycle.
+        name: String,
+    },
 }
 
 /// What a successful check established.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct CheckReport {
-    /// The position whose value was proved.
+    /// The position whose value (or a lemma's claim) was proved.
     pub root: Position,
-    /// Its value for its side to move.
-    pub value: Wdl,
+    /// What was proved.
+    pub proves: Proves,
     /// Positions with at most this many stones were table leaves.
     pub max_table_stones: u8,
-    /// Per proof: side, claim, positions.
+    /// Per proof of the certificate: side, claim, positions.
     pub parts: Vec<(Color, Claim, usize)>,
-    /// Positions checked over all proofs.
+    /// Positions checked over all proofs, the lemmas' included.
     pub positions: u64,
-    /// Moves followed over all proofs.
+    /// Moves followed over all proofs, the lemmas' included.
     pub moves: u64,
-    /// Tables the certificate relies on.
+    /// Tables the certificate and its lemmas rely on.
     pub tables: usize,
+    /// Lemmas checked (every lemma the certificate relies on, directly or through
+    /// other lemmas, once each).
+    pub lemmas: usize,
     /// Whether every entry of those tables was re-derived (`verify_tables`).
     pub tables_verified: bool,
     /// Wall-clock time of the whole check, in seconds.
     pub seconds: f64,
 }
 
-/// The proofs a value needs, as (side, claim), sorted.
-fn required(root: &Position, value: Wdl) -> Vec<(u8, u8)> {
+/// The proofs a certificate needs, as (side, claim), sorted.
+fn required(root: &Position, proves: Proves) -> Vec<(u8, u8)> {
     let code = |c: Color, k: Claim| (c as u8, k as u8);
     let (me, you) = (root.turn(), root.turn().other());
-    let mut v = match value {
-        Wdl::Win => vec![code(me, Claim::Win)],
-        Wdl::Loss => vec![code(you, Claim::Win)],
-        Wdl::Draw => vec![code(me, Claim::NotLose), code(you, Claim::NotLose)],
+    let mut v = match proves {
+        Proves::Value(Wdl::Win) => vec![code(me, Claim::Win)],
+        Proves::Value(Wdl::Loss) => vec![code(you, Claim::Win)],
+        Proves::Value(Wdl::Draw) => vec![code(me, Claim::NotLose), code(you, Claim::NotLose)],
+        Proves::Lemma(side, claim) => vec![code(side, claim)],
     };
     v.sort();
     v
 }
 
-/// Checks the certificate at `path` against the tables in `dir`.
-///
-/// # Errors
-///
-/// Any `CheckError`: an unreadable certificate or table, a table other than the one
-/// named, proofs that do not match the claimed value, or the first position of a
-/// proof that does not hold.
-pub fn check_proof(
-    path: &Path,
-    dir: &Path,
-    opts: &CheckOptions,
-) -> Result<CheckReport, CheckError> {
-    let start = Instant::now();
-    let cert = Certificate::read(path)?;
-    let board = cert.root.board();
+/// A certificate to check: the root's or a lemma's.
+struct Checked {
+    /// `the certificate`, or the lemma's file name.
+    name: String,
+    cert: Certificate,
+    /// Each of its lemmas: the index of that lemma's certificate here.
+    refs: Vec<usize>,
+}
+
+/// Refuses a certificate whose proofs are not those that what it proves needs.
+fn check_claims(name: &str, cert: &Certificate) -> Result<(), CheckError> {
     let mut found: Vec<(u8, u8)> = cert
         .parts
         .iter()
         .map(|p| (p.side as u8, p.claim as u8))
         .collect();
     found.sort();
-    if found != required(&cert.root, cert.value) {
-        let list: Vec<String> = cert
-            .parts
-            .iter()
-            .map(|p| format!("{} {}", p.side.name(), p.claim.name()))
-            .collect();
-        return Err(CheckError::Claims {
-            claimed: format!("{} for {}", cert.value.name(), cert.root.turn().name()),
-            found: if list.is_empty() {
-                "none".into()
-            } else {
-                list.join(", ")
-            },
-        });
+    if found == required(&cert.root, cert.proves) {
+        return Ok(());
     }
-    let sigs: Vec<Signature> = cert.tables.iter().map(|t| t.0).collect();
+    let list: Vec<String> = cert
+        .parts
+        .iter()
+        .map(|p| format!("{} {}", p.side.name(), p.claim.name()))
+        .collect();
+    Err(CheckError::Claims {
+        certificate: name.into(),
+        claimed: cert.proves.text(&cert.root),
+        found: if list.is_empty() {
+            "none".into()
+        } else {
+            list.join(", ")
+        },
+    })
+}
+
+/// The certificate and every lemma it relies on, directly or through other lemmas,
+/// each read once and matched against the reference that names it.
+fn gather(
+    cert: Certificate,
+    checksum: u64,
+    dir: Option<&Path>,
+) -> Result<Vec<Checked>, CheckError> {
+    let root_name = "the certificate".to_string();
+    check_claims(&root_name, &cert)?;
+    let mut all = vec![Checked {
+        name: root_name,
+        cert,
+        refs: Vec::new(),
+    }];
+    let mut at: HashMap<u64, usize> = HashMap::from([(checksum, 0)]);
+    let mut i = 0;
+    while i < all.len() {
+        let mut refs = Vec::new();
+        for l in all[i].cert.lemmas.clone() {
+            let name = l.file_name();
+            let j = match at.get(&l.checksum) {
+                Some(&j) => j,
+                None => {
+                    let missing = |place: String| CheckError::LemmaMissing {
+                        name: name.clone(),
+                        side: l.side.name(),
+                        claim: l.claim.name(),
+                        position: l.position.to_string(),
+                        place,
+                    };
+                    let Some(dir) = dir else {
+                        return Err(missing(
+                            "is needed: give the lemma directory (--lemmas DIR)".into(),
+                        ));
+                    };
+                    let path = dir.join(&name);
+                    if !path.exists() {
+                        return Err(missing(format!("is not in {}", dir.display())));
+                    }
+                    let (cert, sum) = Certificate::read_summed(&path)?;
+                    if sum != l.checksum {
+                        return Err(CheckError::LemmaWrong {
+                            name,
+                            reason: format!(
+                                "the file's checksum is {sum:016x}: it is not the lemma named"
+                            ),
+                        });
+                    }
+                    check_claims(&name, &cert)?;
+                    all.push(Checked {
+                        name: name.clone(),
+                        cert,
+                        refs: Vec::new(),
+                    });
+                    at.insert(sum, all.len() - 1);
+                    all.len() - 1
+                }
+            };
+            let c = &all[j].cert;
+            if c.root != l.position || c.proves != Proves::Lemma(l.side, l.claim) {
+                return Err(CheckError::LemmaWrong {
+                    name,
+                    reason: format!(
+                        "it proves {} at {}; {} names it for {} {} at {}",
+                        c.proves.text(&c.root),
+                        c.root,
+                        all[i].name,
+                        l.side.name(),
+                        l.claim.name(),
+                        l.position
+                    ),
+                });
+            }
+            refs.push(j);
+        }
+        all[i].refs = refs;
+        i += 1;
+    }
+    Ok(all)
+}
+
+/// Checks the certificate at `path` against the tables in `dir`, with the lemmas
+/// it relies on from `opts.lemmas`.
+///
+/// # Errors
+///
+/// Any `CheckError`: an unreadable certificate, lemma or table, a table other than
+/// the one named, proofs that do not match what is claimed, a lemma missing, other
+/// than named, unused or on a cycle of wins, or the first position of a proof that
+/// does not hold.
+pub fn check_proof(
+    path: &Path,
+    dir: &Path,
+    opts: &CheckOptions,
+) -> Result<CheckReport, CheckError> {
+    let start = Instant::now();
+    let (cert, checksum) = Certificate::read_summed(path)?;
+    let all = gather(cert, checksum, opts.lemmas.as_deref())?;
+    let root = &all[0].cert;
+    let board = root.root.board();
+    // Every table any of them names, each by one checksum (the directory's).
+    let mut named: Vec<(Signature, u64)> = all
+        .iter()
+        .flat_map(|c| c.cert.tables.iter().copied())
+        .collect();
+    named.sort();
+    named.dedup();
+    let mut sigs: Vec<Signature> = named.iter().map(|t| t.0).collect();
+    sigs.dedup();
     let tables = ValueTables::load(dir, board, &sigs)?;
-    for (sig, expected) in &cert.tables {
+    for (sig, expected) in &named {
         let found = tables
             .checksums()
             .iter()
@@ -188,25 +339,59 @@ pub fn check_proof(
     }
     let mut positions = 0;
     let mut moves = 0;
-    for part in &cert.parts {
-        moves += check_part(&cert, part, &tables)?;
-        positions += part.entries.len() as u64;
+    for c in &all {
+        let used: Vec<AtomicBool> = c
+            .cert
+            .lemmas
+            .iter()
+            .map(|_| AtomicBool::new(false))
+            .collect();
+        for part in &c.cert.parts {
+            moves += check_part(c, part, &tables, &used)?;
+            positions += part.entries.len() as u64;
+        }
+        if let Some(j) = used.iter().position(|u| !u.load(Relaxed)) {
+            return Err(CheckError::LemmaWrong {
+                name: c.cert.lemmas[j].file_name(),
+                reason: format!("{} names it, but no move of its proofs leads to it", c.name),
+            });
+        }
     }
+    if let Some(i) = win_cycle(&all) {
+        return Err(CheckError::LemmaCycle {
+            name: all[i].name.clone(),
+        });
+    }
+    let root = &all[0].cert;
     Ok(CheckReport {
-        root: cert.root,
-        value: cert.value,
-        max_table_stones: cert.max_table_stones,
-        parts: cert
+        root: root.root,
+        proves: root.proves,
+        max_table_stones: root.max_table_stones,
+        parts: root
             .parts
             .iter()
             .map(|p| (p.side, p.claim, p.entries.len()))
             .collect(),
         positions,
         moves,
-        tables: cert.tables.len(),
+        tables: named.len(),
+        lemmas: all.len() - 1,
         tables_verified: opts.verify_tables,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// A certificate on a cycle of lemma references among certificates that claim
+/// wins (a win's lemmas are wins: `check_part` takes no other), if there is one.
+/// Each certificate's own proof is acyclic, so such a cycle is the only way a
+/// composed win could go round for ever.
+fn win_cycle(all: &[Checked]) -> Option<usize> {
+    let wins = |c: &Checked| c.cert.parts.iter().all(|p| p.claim == Claim::Win);
+    let adj: Vec<Vec<usize>> = all
+        .iter()
+        .map(|c| if wins(c) { c.refs.clone() } else { Vec::new() })
+        .collect();
+    find_cycle(&adj)
 }
 
 /// Re-derives every entry of the tables `sigs`. Re-deriving a table reads its pair's
@@ -242,10 +427,18 @@ fn verify_named(
     Ok(())
 }
 
-/// Checks one proof; returns the number of moves followed.
-fn check_part(cert: &Certificate, part: &Part, tables: &ValueTables) -> Result<u64, CheckError> {
+/// Checks one proof of a certificate; returns the number of moves followed. A
+/// lemma used is marked in `used`.
+fn check_part(
+    checked: &Checked,
+    part: &Part,
+    tables: &ValueTables,
+    used: &[AtomicBool],
+) -> Result<u64, CheckError> {
+    let cert = &checked.cert;
     let side = part.side;
     let invalid = |p: &Position, reason: String| CheckError::Invalid {
+        certificate: checked.name.clone(),
         side: side.name(),
         claim: part.claim.name(),
         position: p.to_string(),
@@ -260,8 +453,14 @@ fn check_part(cert: &Certificate, part: &Part, tables: &ValueTables) -> Result<u
     if !index.contains_key(&cert.root) {
         return Err(invalid(&cert.root, "the root is not in the proof".into()));
     }
+    let mut lemmas: HashMap<Position, Vec<usize>> = HashMap::new();
+    for (j, l) in cert.lemmas.iter().enumerate() {
+        lemmas.entry(l.position).or_default().push(j);
+    }
     let k = cert.max_table_stones as u32;
-    // Where a move leads: into the proof (its index), or to an end good for S.
+    // Where a move leads: into the proof (its index), or to an end good for S: a
+    // finished game, a table position of a table the certificate names, or a lemma
+    // of S's claim that it names.
     let follow = |from: &Position, to: Position| -> Result<Option<usize>, String> {
         if let Some(&j) = index.get(&to) {
             return Ok(Some(j));
@@ -269,12 +468,33 @@ fn check_part(cert: &Certificate, part: &Part, tables: &ValueTables) -> Result<u
         let mover_value = if to.us() == 0 || to.is_lost() {
             Wdl::Loss
         } else if (to.us() | to.them()).count_ones() <= k {
-            tables.value(to.us(), to.them()).ok_or_else(|| {
-                format!("leads to {to}, whose table the certificate does not name")
-            })?
+            let sig = Signature::of(to.us(), to.them());
+            tables
+                .value(to.us(), to.them())
+                .filter(|_| cert.tables.iter().any(|t| t.0 == sig))
+                .ok_or_else(|| {
+                    format!("leads to {to}, whose table the certificate does not name")
+                })?
+        } else if let Some(js) = lemmas.get(&to) {
+            let Some(&j) = js
+                .iter()
+                .find(|&&j| cert.lemmas[j].serves(side, part.claim))
+            else {
+                let l = &cert.lemmas[js[0]];
+                return Err(format!(
+                    "leads to {to}, whose lemma {} proves that {} {}, not that {} {}",
+                    l.file_name(),
+                    l.side.name(),
+                    l.claim.name(),
+                    side.name(),
+                    part.claim.name()
+                ));
+            };
+            used[j].store(true, Relaxed);
+            return Ok(None);
         } else {
             return Err(format!(
-                "leads to {to}, which is neither in the proof nor a table position"
+                "leads to {to}, which is neither in the proof nor a table position nor a lemma"
             ));
         };
         let for_side = if to.turn() == side {

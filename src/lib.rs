@@ -211,7 +211,9 @@ pub mod ffi;
 
 pub use analysis::{AnalysedMove, Analysis, AnalysisError, Mistake, analyse};
 pub use board::{Board, BoardError};
-pub use certificate::{Certificate, CertificateError, Claim, Entry, Part};
+pub use certificate::{
+    Certificate, CertificateError, Claim, Entry, LemmaRef, Part, Proves, lemma_file_name,
+};
 pub use check::{CheckError, CheckOptions, CheckReport, check_proof};
 pub use depths::DepthHistogram;
 pub use durable::LockError;
@@ -224,8 +226,8 @@ pub use perft::{DivideLine, perft, perft_divide, perft_under};
 pub use position::{Color, Position, PositionError};
 pub use probe::{MoveValue, ProbeError, TableInfo, Tablebase, Value, best_count};
 pub use proof::{
-    CheckpointError, CheckpointPlan, Limits, ProveError, ProveOptions, Proved, SearchOutcome,
-    SearchProgress, prove,
+    CheckpointError, CheckpointPlan, Lemmas, Limits, ProveError, ProveOptions, Proved,
+    SearchOutcome, SearchProgress, prove,
 };
 pub use query::{ChartQuery, GameQuery, MAX_POSITION_TEXT, PositionQuery, QueryError};
 pub use record::{Record, RecordError};

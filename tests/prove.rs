@@ -11,14 +11,14 @@ use fanotb::Wdl;
 use fanotb::internals::ValueTables;
 use fanotb::internals::needed_tables;
 use fanotb::{Board, Color, Position};
-use fanotb::{Certificate, Entry, Part};
+use fanotb::{Certificate, Entry, Part, Proves};
 use fanotb::{CheckError, CheckOptions, CheckReport};
 
 /// `check-proof` as by default: the certificate against the tables by checksum.
 fn check(file: &Path, dir: &Path) -> Result<CheckReport, CheckError> {
     fanotb::check_proof(file, dir, &CheckOptions::default())
 }
-use fanotb::{Claim, Limits, ProveOptions, Proved, prove};
+use fanotb::{Claim, Lemmas, Limits, ProveOptions, Proved, prove};
 use fanotb::{Options, generate};
 
 fn opts(k: usize) -> ProveOptions {
@@ -42,8 +42,9 @@ fn prove_and_check(dir: &Path, pos: &Position, k: usize) -> (Wdl, Certificate) {
         .write(&file)
         .expect("certificate written");
     let report = check(&file, dir).unwrap_or_else(|e| panic!("{pos}: {e}"));
-    assert_eq!(report.value, proved.certificate.value);
-    (proved.certificate.value, proved.certificate)
+    assert_eq!(report.proves, proved.certificate.proves);
+    let value = proved.certificate.proves.value().expect("a value");
+    (value, proved.certificate)
 }
 
 fn build(dir: &Path, board: &'static Board, max: usize, side: usize) {
@@ -200,7 +201,7 @@ fn tampered_certificates_are_rejected() {
 
     // A value the proofs do not support.
     let mut bad = cert.clone();
-    bad.value = Wdl::Draw;
+    bad.proves = Proves::Value(Wdl::Draw);
     assert!(rejected(dir.path(), &bad).contains("claims draw"));
 
     // A table other than the one proved with.
@@ -266,7 +267,7 @@ fn a_cycle_offered_as_a_win_is_rejected() {
         };
         let win_tables = |entries| Certificate {
             root: cycle[0],
-            value: Wdl::Win,
+            proves: Proves::Value(Wdl::Win),
             max_table_stones: k as u8,
             tables: ValueTables::load(dir.path(), board, &needed_tables(&cycle[0], k))
                 .unwrap()
@@ -277,6 +278,7 @@ fn a_cycle_offered_as_a_win_is_rejected() {
                 claim: Claim::Win,
                 entries,
             }],
+            lemmas: vec![],
         };
         let honest = win_tables(closure(&tb, &cycle[0], k, &[]));
         check_written(dir.path(), &honest).expect("fastest wins make a proof");
@@ -286,7 +288,7 @@ fn a_cycle_offered_as_a_win_is_rejected() {
         // As a "does not lose" proof the cycle is fine.
         let mut draw = looped.clone();
         draw.parts[0].claim = Claim::NotLose;
-        draw.value = Wdl::Draw;
+        draw.proves = Proves::Value(Wdl::Draw);
         draw.parts.push(Part {
             side: Color::Black,
             claim: Claim::NotLose,
@@ -435,7 +437,7 @@ fn an_interrupted_search_resumes_from_its_checkpoint() {
     std::fs::write(&white, &good).unwrap();
 
     let resumed = prove(dir.path(), &start, &with(u64::MAX), |_| {}, &|_| {}).unwrap();
-    assert_eq!(resumed.certificate.value, Wdl::Draw);
+    assert_eq!(resumed.certificate.proves, Proves::Value(Wdl::Draw));
     let first = &resumed.searches[0];
     assert!(first.resumed > 0);
     assert!(
@@ -562,4 +564,270 @@ fn verify_tables_catches_a_table_altered_with_recomputed_checksums() {
     cert.write(&file).unwrap();
     let e = fanotb::check_proof(&file, dir.path(), &strict).unwrap_err();
     assert!(e.to_string().contains("reads 1v1"), "{e}");
+}
+
+/// `check-proof --lemmas DIR`.
+fn check_with(file: &Path, dir: &Path, lemmas: &Path) -> Result<CheckReport, CheckError> {
+    let mut o = CheckOptions::default();
+    o.lemmas = Some(lemmas.into());
+    fanotb::check_proof(file, dir, &o)
+}
+
+/// Proves `pos` with the lemmas of `lemmas` as leaves, and writes its own lemmas
+/// there, as `prove --lemmas` does.
+fn prove_into(dir: &Path, lemmas: &Path, pos: &Position, k: usize) -> Proved {
+    let mut o = opts(k);
+    o.lemmas = Some(lemmas.into());
+    let proved = prove(dir, pos, &o, |_| {}, &|_| {}).expect("the proof search decides");
+    for l in proved.certificate.split_lemmas() {
+        l.write_lemma(lemmas).expect("lemma written");
+    }
+    proved
+}
+
+/// The distinct positions `depth` plies from `root`, sorted.
+fn positions_at(root: &Position, depth: usize) -> Vec<Position> {
+    let mut level = vec![*root];
+    for _ in 0..depth {
+        let mut next: Vec<Position> = level.iter().flat_map(|p| p.successors()).collect();
+        next.sort_by_key(|p| (p.white(), p.black(), p.turn() as u8));
+        next.dedup();
+        level = next;
+    }
+    level
+}
+
+/// Composed proofs: the positions two plies and then one ply from the start proved
+/// as lemmas (the deeper ones leaves of the shallower searches), then the start
+/// over them. The composed certificate checks with the lemma directory, names the
+/// lemmas it needs without it, and agrees with the value proved without lemmas and
+/// the published one (5x3 a win, 5x5 a draw). A search over a directory that holds
+/// only some of the lemmas (a run stopped part-way) also gives a checked proof.
+#[test]
+fn composed_proofs_check_and_agree_with_the_whole_proofs() {
+    for ((w, h), k, published) in [((5, 3), 4, Wdl::Win), ((5, 5), 6, Wdl::Draw)] {
+        let board = Board::get(w, h).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let start = Position::start(board);
+        let (whole, _) = prove_and_check(dir.path(), &start, k);
+        assert_eq!(whole, published, "{w}x{h}");
+
+        // Part of the work: one position one ply deep, then the start over it.
+        let partial = dir.path().join("partial");
+        let first = positions_at(&start, 1);
+        prove_into(dir.path(), &partial, &first[0], k);
+        let p = prove_into(dir.path(), &partial, &start, k);
+        let file = dir.path().join("partial.fnproof");
+        p.certificate.write(&file).unwrap();
+        let r = check_with(&file, dir.path(), &partial).unwrap();
+        assert_eq!(r.proves, Proves::Value(published), "{w}x{h} partial");
+
+        let lemmas = dir.path().join("lemmas");
+        let mut deeper = 0;
+        for depth in [2, 1] {
+            for pos in positions_at(&start, depth) {
+                if pos.legal_moves().is_empty() || pos.side_without_stones().is_some() {
+                    continue;
+                }
+                let proved = prove_into(dir.path(), &lemmas, &pos, k);
+                let value = proved.certificate.proves.value().unwrap();
+                let file = dir.path().join("sub.fnproof");
+                proved.certificate.write(&file).unwrap();
+                let r =
+                    check_with(&file, dir.path(), &lemmas).unwrap_or_else(|e| panic!("{pos}: {e}"));
+                assert_eq!(r.proves, Proves::Value(value));
+                if depth == 1 {
+                    deeper += proved.certificate.lemmas.len();
+                }
+            }
+        }
+        assert!(deeper > 0, "{w}x{h}: no one-ply proof used a two-ply lemma");
+        let proved = prove_into(dir.path(), &lemmas, &start, k);
+        assert_eq!(proved.certificate.proves, Proves::Value(published));
+        assert!(!proved.certificate.lemmas.is_empty());
+        let file = dir.path().join("root.fnproof");
+        proved.certificate.write(&file).unwrap();
+        let r = check_with(&file, dir.path(), &lemmas).unwrap();
+        assert_eq!(r.proves, Proves::Value(published), "{w}x{h}");
+        assert!(r.lemmas >= proved.certificate.lemmas.len());
+        let e = check(&file, dir.path()).unwrap_err();
+        assert!(
+            matches!(e, CheckError::LemmaMissing { .. }) && e.to_string().contains("--lemmas"),
+            "{e}"
+        );
+        // Each lemma checks alone too (with the lemmas it names).
+        for l in &proved.certificate.lemmas {
+            let r = check_with(&lemmas.join(l.file_name()), dir.path(), &lemmas).unwrap();
+            assert_eq!(r.proves, Proves::Lemma(l.side, l.claim));
+            assert_eq!(r.root, l.position);
+        }
+    }
+}
+
+/// Rewrites the lemma `old` of `cert` as `lemma` (a new file, by its checksum) and
+/// points `cert` at it; returns the new reference's file name.
+fn replace_lemma(cert: &mut Certificate, lemmas: &Path, old: usize, lemma: &Certificate) -> String {
+    let r = lemma.write_lemma(lemmas).unwrap();
+    cert.lemmas[old].checksum = r.checksum;
+    r.file_name()
+}
+
+/// Tampered composed proofs: a lemma whose move was changed, a missing lemma, a
+/// lemma of another position under a used name, a lemma relying on another table,
+/// a lemma used for a claim it does not prove, a lemma named and not used, and a
+/// cycle of win lemmas attempted (each rewrite changes the checksum that names it).
+#[test]
+fn tampered_lemmas_are_rejected() {
+    let board = Board::get(5, 5).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (d, k) = (dir.path(), 6);
+    let lemmas = d.join("lemmas");
+    let start = Position::start(board);
+    let first = positions_at(&start, 1);
+    for pos in &first {
+        prove_into(d, &lemmas, pos, k);
+    }
+    let honest = prove_into(d, &lemmas, &start, k).certificate;
+    let file = d.join("root.fnproof");
+    let rejected = |cert: &Certificate| -> String {
+        cert.write(&file).unwrap();
+        match check_with(&file, d, &lemmas) {
+            Ok(r) => panic!("a tampered proof passed: {r:?}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    honest.write(&file).unwrap();
+    check_with(&file, d, &lemmas).expect("the honest proof checks");
+    let read = |i: usize| Certificate::read(&lemmas.join(honest.lemmas[i].file_name())).unwrap();
+    // The lemma with the largest proof, and a win lemma.
+    let big = (0..honest.lemmas.len())
+        .max_by_key(|&i| read(i).parts[0].entries.len())
+        .unwrap();
+    let win = (0..honest.lemmas.len())
+        .find(|&i| honest.lemmas[i].claim == Claim::Win)
+        .expect("a won first move for Black");
+
+    // A changed move: to an illegal text, and to a legal move that leaves the
+    // lemma's proof for a position nothing values.
+    let lemma = read(big);
+    let part = &lemma.parts[0];
+    let inside: std::collections::HashSet<Position> =
+        part.entries.iter().map(|e| e.position).collect();
+    let (at, mv) = part
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.mv.is_some())
+        .find_map(|(i, e)| {
+            let p = e.position;
+            p.legal_moves().into_iter().find_map(|m| {
+                let to = p.apply(&m);
+                let outside = !inside.contains(&to)
+                    && (to.white() | to.black()).count_ones() as usize > k
+                    && !honest.lemmas.iter().any(|l| l.position == to);
+                outside.then(|| (i, m.notation(board)))
+            })
+        })
+        .expect("a move out of the proof");
+    for text in [mv, "a1-a1".to_string()] {
+        let mut bad_lemma = lemma.clone();
+        bad_lemma.parts[0].entries[at].mv = Some(text.clone());
+        let mut bad = honest.clone();
+        let name = replace_lemma(&mut bad, &lemmas, big, &bad_lemma);
+        let e = rejected(&bad);
+        assert!(e.contains(&name) && e.contains(&text), "{e}");
+    }
+
+    // A missing lemma.
+    let gone = lemmas.join(honest.lemmas[win].file_name());
+    let kept = std::fs::read(&gone).unwrap();
+    std::fs::remove_file(&gone).unwrap();
+    let e = rejected(&honest);
+    assert!(e.contains("is not in"), "{e}");
+
+    // Another position's lemma under the used name; and the name pointed at it.
+    let other = honest.lemmas[(win + 1) % honest.lemmas.len()];
+    std::fs::copy(lemmas.join(other.file_name()), &gone).unwrap();
+    let e = rejected(&honest);
+    assert!(e.contains("not the lemma named"), "{e}");
+    std::fs::write(&gone, &kept).unwrap();
+    let mut bad = honest.clone();
+    bad.lemmas[win].checksum = other.checksum;
+    let e = rejected(&bad);
+    assert!(
+        e.contains("it proves") && e.contains(&other.position.to_string()),
+        "{e}"
+    );
+
+    // A lemma relying on another table than the directory's.
+    let mut bad_lemma = read(win);
+    bad_lemma.tables[0].1 ^= 1;
+    let mut bad = honest.clone();
+    replace_lemma(&mut bad, &lemmas, win, &bad_lemma);
+    bad.write(&file).unwrap();
+    assert!(matches!(
+        check_with(&file, d, &lemmas),
+        Err(CheckError::TableMismatch { .. })
+    ));
+
+    // A reference claiming more than its lemma proves.
+    let nl = (0..honest.lemmas.len())
+        .find(|&i| honest.lemmas[i].claim == Claim::NotLose)
+        .expect("a drawn first move");
+    let mut bad = honest.clone();
+    bad.lemmas[nl].claim = Claim::Win;
+    let e = rejected(&bad);
+    assert!(
+        e.contains("it proves") && e.contains("does not lose"),
+        "{e}"
+    );
+    // A win offered over a "does not lose" lemma: White wins by its move there.
+    let target = honest.lemmas[nl];
+    let mv = start
+        .legal_moves()
+        .into_iter()
+        .find(|m| start.apply(m) == target.position)
+        .unwrap();
+    let white_wins = Certificate {
+        root: start,
+        proves: Proves::Lemma(target.side, Claim::Win),
+        max_table_stones: honest.max_table_stones,
+        tables: honest.tables.clone(),
+        parts: vec![Part {
+            side: target.side,
+            claim: Claim::Win,
+            entries: vec![Entry {
+                position: start,
+                mv: Some(mv.notation(board)),
+            }],
+        }],
+        lemmas: vec![target],
+    };
+    assert_eq!(target.side, Color::White);
+    let e = rejected(&white_wins);
+    assert!(e.contains("not that White wins"), "{e}");
+
+    // A lemma named and not used: one of a position two plies deep.
+    let deep = positions_at(&start, 2)[0];
+    prove_into(d, &lemmas, &deep, k);
+    let spare = Lemmas::load(&lemmas, board).unwrap().at(&deep)[0];
+    let mut bad = honest.clone();
+    bad.lemmas.push(spare);
+    bad.sort_lemmas();
+    let e = rejected(&bad);
+    assert!(e.contains("no move of its proofs leads to it"), "{e}");
+
+    // A cycle of win lemmas attempted: a win lemma made to rely on a lemma that
+    // relies on it. Rewriting either changes its checksum, so the reference to it
+    // no longer names it.
+    let mut a = read(win);
+    let a_ref = honest.lemmas[win];
+    a.lemmas.push(a_ref);
+    let a_file = lemmas.join(a_ref.file_name());
+    std::fs::write(&a_file, a.to_bytes()).unwrap();
+    let e = rejected(&honest);
+    assert!(e.contains("not the lemma named"), "{e}");
+    std::fs::write(&a_file, &kept).unwrap();
+    honest.write(&file).unwrap();
+    check_with(&file, d, &lemmas).expect("restored, the proof checks again");
 }

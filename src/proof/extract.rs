@@ -2,10 +2,10 @@
 //! fixpoint over the game graph (least for a win, greatest for a draw), not read off
 //! the search tree, so that the graph-history interaction cannot make it unsound.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::search::{Dfpn, Key, ProofGraph, settled, wins_for};
-use crate::certificate::Claim;
+use crate::certificate::{Claim, LemmaRef};
 use crate::position::{Color, Position};
 
 impl Dfpn<'_> {
@@ -18,6 +18,7 @@ impl Dfpn<'_> {
         } else {
             self.attacker.other()
         };
+        let claim = if win { Claim::Win } else { Claim::NotLose };
         let rk = Key::of(root);
         let marked = |k: &Key| {
             self.tt
@@ -45,13 +46,15 @@ impl Dfpn<'_> {
         for (i, p) in nodes.iter().enumerate() {
             s_node[i] = p.turn() == side;
             for c in p.successors() {
-                let ok = settled(self.tables, &c).map(|v| {
-                    if win {
-                        wins_for(side, &c, v)
-                    } else {
-                        !wins_for(side.other(), &c, v)
-                    }
-                });
+                let ok = settled(self.tables, &c)
+                    .map(|v| {
+                        if win {
+                            wins_for(side, &c, v)
+                        } else {
+                            !wins_for(side.other(), &c, v)
+                        }
+                    })
+                    .or_else(|| self.lemmas.serving(side, claim, &c).map(|l| l.is_ok()));
                 match (ok, ids.get(&Key::of(&c))) {
                     (Some(true), _) => {
                         if good_leaf[i].is_none() {
@@ -104,11 +107,48 @@ impl Dfpn<'_> {
             }
         }
         out.sort_by_key(|(p, _)| Key::of(p));
+        let lemmas = self.lemmas_used(side, claim, &out);
         Ok(ProofGraph {
             side,
-            claim: if win { Claim::Win } else { Claim::NotLose },
+            claim,
             nodes: out,
+            lemmas,
         })
+    }
+
+    /// The lemmas the moves of a proof graph lead to: successors followed (S's
+    /// chosen move, every reply of the other side) that are neither in the graph nor
+    /// settled as a finished game or a table position, as the checker reads them.
+    fn lemmas_used(
+        &self,
+        side: Color,
+        claim: Claim,
+        nodes: &[(Position, Option<Position>)],
+    ) -> Vec<LemmaRef> {
+        if self.lemmas.is_empty() {
+            return Vec::new();
+        }
+        let inside: FxHashSet<Key> = nodes.iter().map(|(p, _)| Key::of(p)).collect();
+        let mut used = Vec::new();
+        for (p, chosen) in nodes {
+            let followed = match chosen {
+                Some(c) => vec![*c],
+                None => p.successors(),
+            };
+            for c in followed {
+                if inside.contains(&Key::of(&c))
+                    || settled(self.tables, &c).is_some()
+                    || c.is_lost()
+                {
+                    continue;
+                }
+                if let Some(Ok(l)) = self.lemmas.serving(side, claim, &c) {
+                    used.push(l);
+                }
+            }
+        }
+        crate::certificate::sort_lemmas(&mut used);
+        used
     }
 }
 

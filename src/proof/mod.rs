@@ -17,13 +17,16 @@
 //!
 //! Rooms: `search` (the df-pn engine), `extract` (the certificate of a verdict),
 //! `prove` (the pipeline: tables, the two searches, the certificate), `checkpoint`
-//! (the search's saved transposition table).
+//! (the search's saved transposition table), `lemmas` (proved sub-positions the
+//! search takes as leaves).
 
 mod checkpoint;
 mod extract;
+mod lemmas;
 mod prove;
 mod search;
 
 pub use checkpoint::CheckpointError;
+pub use lemmas::Lemmas;
 pub use prove::{ProveError, ProveOptions, Proved, needed_tables, prove};
 pub use search::{CheckpointPlan, Limits, SearchOutcome, SearchProgress};

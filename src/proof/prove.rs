@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
 
 use super::checkpoint::CheckpointError;
+use super::lemmas::Lemmas;
 use super::search::{CheckpointPlan, Limits, ProofGraph, SearchOutcome, SearchProgress, search};
-use crate::certificate::{Certificate, Entry, Part};
+use crate::certificate::{Certificate, Entry, Part, Proves};
 use crate::position::{Color, Position};
 use crate::probe::ValueTables;
 use crate::value::Wdl;
@@ -74,6 +75,9 @@ pub struct ProveOptions {
     pub checkpoint: Option<CheckpointPlan>,
     /// Told of the table builds' progress.
     pub table_observer: Option<std::sync::Arc<dyn crate::retro::Observer>>,
+    /// A lemma directory whose lemmas are leaves of the search (docs/PROOF.md,
+    /// "Lemmas"); `None`: no lemmas.
+    pub lemmas: Option<std::path::PathBuf>,
 }
 
 /// Table leaves of up to 4 stones, every core, the default limits, no checkpoint.
@@ -85,6 +89,7 @@ impl Default for ProveOptions {
             limits: Limits::default(),
             checkpoint: None,
             table_observer: None,
+            lemmas: None,
         }
     }
 }
@@ -97,6 +102,7 @@ impl std::fmt::Debug for ProveOptions {
             .field("limits", &self.limits)
             .field("checkpoint", &self.checkpoint)
             .field("table_observer", &self.table_observer.is_some())
+            .field("lemmas", &self.lemmas)
             .finish()
     }
 }
@@ -115,6 +121,8 @@ pub struct Proved {
     pub table_seconds: f64,
     /// Wall time of the searches and the extraction.
     pub search_seconds: f64,
+    /// Lemmas the searches could use (those of the lemma directory on this board).
+    pub lemmas_loaded: usize,
 }
 
 /// The tables a proof of `pos` with table leaves of at most `k` stones needs.
@@ -156,8 +164,12 @@ pub fn prove(
     let tables = crate::retro::generate(dir, board, &sigs, &gen_opts, table_report)?;
     let table_seconds = t0.elapsed().as_secs_f64();
     let values = ValueTables::load(dir, board, &sigs)?;
+    let lemmas = match &opts.lemmas {
+        Some(d) => Lemmas::load(d, board)?,
+        None => Lemmas::none(),
+    };
     let t1 = Instant::now();
-    let searches = run_searches(&values, pos, opts, progress)?;
+    let searches = run_searches(&values, &lemmas, pos, opts, progress)?;
     let (value, graphs) = decide(&searches, pos.turn(), opts.checkpoint.is_some())?;
     let certificate = certificate(pos, value, k, &values, graphs);
     let searches = searches
@@ -170,6 +182,7 @@ pub fn prove(
         tables,
         table_seconds,
         search_seconds: t1.elapsed().as_secs_f64(),
+        lemmas_loaded: lemmas.len(),
     })
 }
 
@@ -194,6 +207,7 @@ fn table_stones(pos: &Position, opts: &ProveOptions) -> Result<usize, ProveError
 /// other, the second only when the first found no win.
 fn run_searches(
     values: &ValueTables,
+    lemmas: &Lemmas,
     pos: &Position,
     opts: &ProveOptions,
     progress: &(dyn Fn(&SearchProgress) + Sync),
@@ -206,7 +220,7 @@ fn run_searches(
     let stop = AtomicBool::new(false);
     let run = |attacker: Color| {
         let out = search(
-            values,
+            (values, lemmas),
             pos,
             attacker,
             opts.limits,
@@ -295,6 +309,11 @@ fn certificate(
     values: &ValueTables,
     graphs: Vec<&ProofGraph>,
 ) -> Certificate {
+    let mut lemmas: Vec<_> = graphs
+        .iter()
+        .flat_map(|g| g.lemmas.iter().copied())
+        .collect();
+    crate::certificate::sort_lemmas(&mut lemmas);
     let parts = graphs
         .into_iter()
         .map(|g| Part {
@@ -312,10 +331,11 @@ fn certificate(
         .collect();
     Certificate {
         root: *pos,
-        value,
+        proves: Proves::Value(value),
         max_table_stones: k as u8,
         tables: values.checksums().to_vec(),
         parts,
+        lemmas,
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::Instant;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::checkpoint::{self, CheckpointError};
+use super::lemmas::Lemmas;
 use crate::certificate::Claim;
 use crate::position::{Color, Position};
 use crate::probe::ValueTables;
@@ -136,6 +137,7 @@ impl Default for Limits {
 
 pub(super) struct Dfpn<'a> {
     pub(super) tables: &'a ValueTables,
+    pub(super) lemmas: &'a Lemmas,
     pub(super) attacker: Color,
     pub(super) tt: FxHashMap<Key, (u32, u32)>,
     pub(super) path: FxHashSet<Key>,
@@ -157,7 +159,7 @@ pub(super) struct Dfpn<'a> {
 struct Child {
     pos: Position,
     key: Key,
-    /// Settled without search: a finished game or a table position.
+    /// Settled without search: a finished game, a table position or a lemma.
     leaf: Option<bool>,
 }
 
@@ -200,7 +202,9 @@ impl Dfpn<'_> {
             .into_iter()
             .map(|c| Child {
                 key: Key::of(&c),
-                leaf: settled(self.tables, &c).map(|v| wins_for(self.attacker, &c, v)),
+                leaf: settled(self.tables, &c)
+                    .map(|v| wins_for(self.attacker, &c, v))
+                    .or_else(|| self.lemmas.attacker_wins(self.attacker, &c)),
                 pos: c,
             })
             .collect()
@@ -335,7 +339,7 @@ impl Dfpn<'_> {
 /// checkpoint plan the search starts from its saved table if there is one, saves it
 /// as it goes and when it stops undecided, and removes it once decided.
 pub(super) fn search(
-    tables: &ValueTables,
+    (tables, lemmas): (&ValueTables, &Lemmas),
     root: &Position,
     attacker: Color,
     limits: Limits,
@@ -353,6 +357,7 @@ pub(super) fn search(
     };
     let mut s = Dfpn {
         tables,
+        lemmas,
         attacker,
         tt: FxHashMap::default(),
         path: FxHashSet::default(),
@@ -426,4 +431,6 @@ pub struct ProofGraph {
     pub claim: Claim,
     /// Every position of the graph, sorted, with S's chosen successor where S moves.
     pub nodes: Vec<(Position, Option<Position>)>,
+    /// The lemmas its moves lead to, in certificate order.
+    pub lemmas: Vec<crate::certificate::LemmaRef>,
 }

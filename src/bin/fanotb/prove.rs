@@ -7,7 +7,7 @@ use clap::Args;
 use serde::Serialize;
 
 use fanotb::{
-    CheckOptions, CheckpointPlan, Claim, Color, Limits, ProveOptions, Proved, check_proof,
+    CheckOptions, CheckpointPlan, Claim, Color, Limits, ProveOptions, Proved, Proves, check_proof,
     peak_rss, prove,
 };
 
@@ -52,6 +52,11 @@ pub struct ProveArgs {
     /// Minutes between checkpoints. Example: 30.
     #[arg(long, default_value = "10", value_parser = crate::args::parse_minutes)]
     pub checkpoint_minutes: std::time::Duration,
+    /// Lemma directory: its lemmas are leaves of the search, and the proof's own
+    /// lemmas (one per proof, named by checksum) are written into it. Example:
+    /// proofs/tsivy/lemmas.
+    #[arg(long)]
+    pub lemmas: Option<PathBuf>,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -113,12 +118,17 @@ pub struct ProveReport {
     tables: TablesJson,
     certificate: String,
     certificate_bytes: u64,
+    /// Lemmas the certificate relies on.
+    lemmas_used: usize,
+    /// Lemma files written (with --lemmas).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    lemmas_written: Vec<String>,
     #[serde(skip)]
     turn: Color,
 }
 
 impl ProveReport {
-    fn new(proved: &Proved, path: &Path, bytes: u64) -> ProveReport {
+    fn new(proved: &Proved, path: &Path, bytes: u64, written: Vec<String>) -> ProveReport {
         let c = &proved.certificate;
         // A win proof comes from the search for that side's win, a "does not lose"
         // proof from the search for the other side's.
@@ -141,7 +151,7 @@ impl ProveReport {
         ProveReport {
             board: c.root.board().size_name(),
             position: c.root.to_string(),
-            value: c.value.name(),
+            value: c.proves.value().map_or("lemma", |v| v.name()),
             proofs,
             nodes: proved.searches.iter().map(|s| s.nodes).sum(),
             seconds: proved.table_seconds + proved.search_seconds,
@@ -155,6 +165,8 @@ impl ProveReport {
             },
             certificate: path.display().to_string(),
             certificate_bytes: bytes,
+            lemmas_used: c.lemmas.len(),
+            lemmas_written: written,
             turn: c.root.turn(),
         }
     }
@@ -186,11 +198,19 @@ impl fmt::Display for ProveReport {
             self.nodes as f64 / self.search_seconds.max(1e-9),
             human_bytes(self.peak_rss)
         )?;
-        writeln!(
+        write!(
             f,
-            "certificate: {} ({} bytes)",
+            "certificate: {} ({} bytes",
             self.certificate, self.certificate_bytes
-        )
+        )?;
+        if self.lemmas_used > 0 {
+            write!(f, ", relying on {} lemmas", self.lemmas_used)?;
+        }
+        writeln!(f, ")")?;
+        for l in &self.lemmas_written {
+            writeln!(f, "lemma: {l}")?;
+        }
+        Ok(())
     }
 }
 
@@ -229,6 +249,7 @@ pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
         .checkpoint
         .map(|prefix| CheckpointPlan::new(prefix, a.checkpoint_minutes));
     opts.table_observer = table_observer(json);
+    opts.lemmas = a.lemmas.clone();
     let display = SearchDisplay::new(json);
     let proved = prove(
         &a.tables.dir,
@@ -244,7 +265,14 @@ pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
     display.finish();
     let proved = proved?;
     let bytes = proved.certificate.write(&out)?;
-    Ok(ProveReport::new(&proved, &out, bytes))
+    let mut written = Vec::new();
+    if let Some(dir) = &a.lemmas {
+        for lemma in proved.certificate.split_lemmas() {
+            let r = lemma.write_lemma(dir)?;
+            written.push(dir.join(r.file_name()).display().to_string());
+        }
+    }
+    Ok(ProveReport::new(&proved, &out, bytes, written))
 }
 
 #[derive(Args)]
@@ -255,6 +283,10 @@ pub struct CheckProofArgs {
     /// successors (as `verify` does), so that the check rests on the rules alone.
     #[arg(long)]
     pub verify_tables: bool,
+    /// The lemma directory the certificate's lemmas are read from (by the
+    /// checksums it names). Example: proofs/tsivy/lemmas.
+    #[arg(long)]
+    pub lemmas: Option<PathBuf>,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -265,9 +297,14 @@ pub struct CheckReport {
     ok: bool,
     board: String,
     position: String,
-    value: &'static str,
+    /// The value proved; `null` for a lemma.
+    value: Option<&'static str>,
+    /// What a lemma proves (`White wins`), for a lemma.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lemma: Option<String>,
     max_table_stones: u8,
     tables: usize,
+    lemmas: usize,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     tables_verified: bool,
     proofs: Vec<ProofLine>,
@@ -282,17 +319,23 @@ impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} {}: {} for {} to move (table leaves up to {} stones, {} tables matched by checksum{})",
+            "{} {}: {} (table leaves up to {} stones, {} tables matched by checksum{}{})",
             self.board,
             self.position,
-            self.value,
-            self.turn.name(),
+            match (&self.lemma, self.value) {
+                (Some(l), _) => format!("lemma: {l}"),
+                (None, v) => format!("{} for {} to move", v.unwrap_or("?"), self.turn.name()),
+            },
             self.max_table_stones,
             self.tables,
             if self.tables_verified {
                 ", every entry re-derived"
             } else {
                 ""
+            },
+            match self.lemmas {
+                0 => String::new(),
+                n => format!(", {n} lemmas checked"),
             }
         )?;
         for p in &self.proofs {
@@ -309,15 +352,21 @@ impl fmt::Display for CheckReport {
 pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckReport> {
     let mut opts = CheckOptions::default();
     opts.verify_tables = a.verify_tables;
+    opts.lemmas = a.lemmas.clone();
     let r = check_proof(&a.file, &a.tables.dir, &opts)?;
     Ok(CheckReport {
         certificate: a.file.display().to_string(),
         ok: true,
         board: r.root.board().size_name(),
         position: r.root.to_string(),
-        value: r.value.name(),
+        value: r.proves.value().map(|v| v.name()),
+        lemma: match r.proves {
+            Proves::Lemma(..) => Some(r.proves.text(&r.root)),
+            Proves::Value(_) => None,
+        },
         max_table_stones: r.max_table_stones,
         tables: r.tables,
+        lemmas: r.lemmas,
         tables_verified: r.tables_verified,
         proofs: r
             .parts

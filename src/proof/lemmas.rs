@@ -1,0 +1,140 @@
+//! The lemma directory as the search reads it: each lemma's claim, by position, so
+//! that a proved sub-position is a leaf of every later search (docs/PROOF.md,
+//! "Lemmas"). The search trusts the lemmas; `check` verifies them.
+
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+
+use super::search::Key;
+use crate::board::Board;
+use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves};
+use crate::position::{Color, Position};
+
+/// The lemmas of one board, by position.
+#[derive(Debug, Default)]
+pub struct Lemmas {
+    by_key: FxHashMap<Key, Vec<LemmaRef>>,
+    count: usize,
+}
+
+impl Lemmas {
+    /// No lemmas: every position is searched.
+    pub fn none() -> Lemmas {
+        Lemmas::default()
+    }
+
+    /// Reads every `*.fnlemma` file of `dir` (none if `dir` does not exist yet) and
+    /// keeps those of `board`.
+    ///
+    /// # Errors
+    ///
+    /// A file that cannot be read or is damaged, that is not a lemma, or whose
+    /// checksum is not the one its name gives: each would mislead the search, and
+    /// the error names the file to remove.
+    pub fn load(dir: &Path, board: &'static Board) -> Result<Lemmas, CertificateError> {
+        let mut lemmas = Lemmas::none();
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(lemmas),
+            Err(source) => {
+                return Err(CertificateError::Io {
+                    path: dir.into(),
+                    source,
+                });
+            }
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "fnlemma"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let (cert, checksum) = Certificate::read_summed(&path)?;
+            let damaged = |what: String| CertificateError::Damaged {
+                path: path.clone(),
+                what,
+            };
+            let Proves::Lemma(side, claim) = cert.proves else {
+                return Err(damaged("a certificate of a value, not a lemma".into()));
+            };
+            let name = crate::certificate::lemma_file_name(checksum);
+            if path.file_name().is_none_or(|n| *n != *name) {
+                return Err(damaged(format!(
+                    "its checksum names it {name}: a lemma is kept under that name"
+                )));
+            }
+            if cert.root.board() != board {
+                continue;
+            }
+            lemmas.add(LemmaRef {
+                position: cert.root,
+                side,
+                claim,
+                checksum,
+            });
+        }
+        Ok(lemmas)
+    }
+
+    /// Adds a lemma (kept once per side and claim).
+    pub fn add(&mut self, l: LemmaRef) {
+        let v = self.by_key.entry(Key::of(&l.position)).or_default();
+        if !v.iter().any(|o| o.side == l.side && o.claim == l.claim) {
+            v.push(l);
+            self.count += 1;
+        }
+    }
+
+    /// The number of lemmas.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The lemmas at `pos`.
+    pub fn at(&self, pos: &Position) -> &[LemmaRef] {
+        self.by_key.get(&Key::of(pos)).map_or(&[], Vec::as_slice)
+    }
+
+    /// What the lemmas settle of "does `attacker` win at `pos`?": yes when one
+    /// proves its win, no when one proves the other side does not lose.
+    pub(super) fn attacker_wins(&self, attacker: Color, pos: &Position) -> Option<bool> {
+        let at = self.at(pos);
+        if at.iter().any(|l| l.serves(attacker, Claim::Win)) {
+            Some(true)
+        } else if at.iter().any(|l| l.side == attacker.other()) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// What the lemmas settle of "does `side` make its claim (a win, or not
+    /// losing) at `pos`?": the lemma that proves it, or `Err` when one proves the
+    /// contrary (the other side wins; for a win, the other side does not lose).
+    pub(super) fn serving(
+        &self,
+        side: Color,
+        claim: Claim,
+        pos: &Position,
+    ) -> Option<Result<LemmaRef, ()>> {
+        let at = self.at(pos);
+        if let Some(l) = at.iter().find(|l| l.serves(side, claim)) {
+            return Some(Ok(*l));
+        }
+        // "S wins" is refuted by "the other side does not lose", and the other way
+        // round.
+        let dual = match claim {
+            Claim::Win => Claim::NotLose,
+            Claim::NotLose => Claim::Win,
+        };
+        at.iter()
+            .any(|l| l.serves(side.other(), dual))
+            .then_some(Err(()))
+    }
+}
