@@ -346,6 +346,35 @@ impl Certificate {
         sort_lemmas(&mut self.lemmas);
     }
 
+    /// The certificate of `value` at the lemmas' common root, made of their proofs
+    /// (the inverse of `split_lemmas`); `None` if the lemmas differ in root, table
+    /// leaves or tables, or are none.
+    pub fn join_lemmas(value: Wdl, lemmas: Vec<Certificate>) -> Option<Certificate> {
+        let first = lemmas.first()?;
+        let same = |c: &Certificate| {
+            c.root == first.root
+                && c.max_table_stones == first.max_table_stones
+                && c.tables == first.tables
+        };
+        if !lemmas.iter().all(same) {
+            return None;
+        }
+        let mut joined = Certificate {
+            root: first.root,
+            proves: Proves::Value(value),
+            max_table_stones: first.max_table_stones,
+            tables: first.tables.clone(),
+            parts: Vec::new(),
+            lemmas: Vec::new(),
+        };
+        for c in lemmas {
+            joined.parts.extend(c.parts);
+            joined.lemmas.extend(c.lemmas);
+        }
+        joined.sort_lemmas();
+        Some(joined)
+    }
+
     /// The lemmas this certificate's proofs make: one per proof, with the lemmas
     /// that proof relies on.
     pub fn split_lemmas(&self) -> Vec<Certificate> {

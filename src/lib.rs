@@ -226,8 +226,9 @@ pub use perft::{DivideLine, perft, perft_divide, perft_under};
 pub use position::{Color, Position, PositionError};
 pub use probe::{MoveValue, ProbeError, TableInfo, Tablebase, Value, best_count};
 pub use proof::{
-    CheckpointError, CheckpointPlan, Lemmas, Limits, ProveError, ProveOptions, Proved,
-    SearchOutcome, SearchProgress, prove,
+    CheckpointError, CheckpointPlan, JobEvent, JobOptions, JobResult, JobsReport, Lemmas,
+    LevelReport, Limits, ProveError, ProveOptions, Proved, SearchOutcome, SearchProgress,
+    job_levels, prove, prove_jobs,
 };
 pub use query::{ChartQuery, GameQuery, MAX_POSITION_TEXT, PositionQuery, QueryError};
 pub use record::{Record, RecordError};

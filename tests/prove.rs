@@ -831,3 +831,94 @@ fn tampered_lemmas_are_rejected() {
     honest.write(&file).unwrap();
     check_with(&file, d, &lemmas).expect("restored, the proof checks again");
 }
+
+/// A proof split into jobs: a run stopped after a few jobs leaves their lemmas, a
+/// second run goes on from them (the jobs done are known, not run again) and proves
+/// the root, whose composed certificate checks; a job another live worker claims
+/// is left to it; a job left undecided is not run again with the same limits and no
+/// new lemma.
+#[test]
+fn jobs_resume_from_their_lemmas_and_compose_the_root() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+    let board = Board::get(5, 5).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (d, k) = (dir.path(), 6);
+    let start = Position::start(board);
+    let lemmas = d.join("lemmas");
+    let mut o = fanotb::JobOptions::new(2, &lemmas);
+    o.prove = opts(k);
+    let levels = fanotb::job_levels(&start, 2, k);
+    assert_eq!(levels[0], vec![start]);
+    assert_eq!(levels[1].len(), 5);
+
+    // Stopped after three jobs.
+    let stop = AtomicBool::new(false);
+    let done = AtomicUsize::new(0);
+    let first = fanotb::prove_jobs(d, &start, &o, &stop, &|e| {
+        if matches!(e, fanotb::JobEvent::Done { .. }) && done.fetch_add(1, Relaxed) + 1 >= 3 {
+            stop.store(true, Relaxed);
+        }
+    })
+    .unwrap();
+    assert!(first.root.is_none());
+    let proved_before = first.levels[0].proved;
+    assert!(proved_before >= 3, "{:?}", first.levels);
+
+    // Another worker, alive (this process), holds one job of the deepest level.
+    let held = levels[2]
+        .iter()
+        .find(|p| Lemmas::load(&lemmas, board).unwrap().at(p).is_empty())
+        .copied()
+        .expect("a job not done yet");
+    let claims = lemmas.join("claims");
+    let hash = xxhash_rust::xxh3::xxh3_64(held.to_string().as_bytes());
+    let claim = claims.join(format!("{hash:016x}.claim"));
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    std::fs::write(
+        &claim,
+        format!("{}\t{}\t{held}\n", host.trim(), std::process::id()),
+    )
+    .unwrap();
+    let never = AtomicBool::new(false);
+    let second = fanotb::prove_jobs(d, &start, &o, &never, &|_| {}).unwrap();
+    let deepest = second.levels[0];
+    assert_eq!(deepest.ply, 2);
+    assert_eq!(deepest.known, proved_before, "{deepest:?}");
+    assert_eq!(deepest.claimed, 1, "{deepest:?}");
+    assert_eq!(
+        deepest.known + deepest.proved + deepest.claimed,
+        deepest.jobs
+    );
+    assert!(claim.exists(), "another worker's claim is left alone");
+    // The held position is not needed by the root, or is proved below it another
+    // way: either way the root is proved and its certificate checks.
+    let cert = second.root.expect("the root proved");
+    assert_eq!(cert.proves, Proves::Value(Wdl::Draw));
+    let file = d.join("root.fnproof");
+    cert.write(&file).unwrap();
+    let r = check_with(&file, d, &lemmas).unwrap();
+    assert_eq!(r.proves, Proves::Value(Wdl::Draw));
+    assert!(r.lemmas > 0);
+    // A third run: everything known, the root's certificate composed from its
+    // own lemmas.
+    let third = fanotb::prove_jobs(d, &start, &o, &never, &|_| {}).unwrap();
+    assert_eq!(third.levels.last().unwrap().known, 1);
+    assert!(third.levels.iter().all(|l| l.nodes == 0 && l.proved == 0));
+    third
+        .root
+        .expect("composed from lemmas")
+        .write(&file)
+        .unwrap();
+    check_with(&file, d, &lemmas).unwrap();
+
+    // Undecided at a tiny budget, then not run again with the same limits.
+    let fresh = d.join("fresh");
+    let mut tiny = fanotb::JobOptions::new(1, &fresh);
+    tiny.prove = opts(k);
+    tiny.prove.limits = Limits::new(1, 1000);
+    let once = fanotb::prove_jobs(d, &start, &tiny, &never, &|_| {}).unwrap();
+    assert!(once.levels[0].undecided > 0 && once.levels[0].nodes > 0);
+    let again = fanotb::prove_jobs(d, &start, &tiny, &never, &|_| {}).unwrap();
+    assert_eq!(again.levels[0].undecided, once.levels[0].undecided);
+    assert_eq!(again.levels[0].nodes, 0, "tried before: not run again");
+}

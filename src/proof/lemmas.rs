@@ -12,7 +12,7 @@ use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves}
 use crate::position::{Color, Position};
 
 /// The lemmas of one board, by position.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Lemmas {
     by_key: FxHashMap<Key, Vec<LemmaRef>>,
     count: usize,

@@ -18,15 +18,17 @@
 //! Rooms: `search` (the df-pn engine), `extract` (the certificate of a verdict),
 //! `prove` (the pipeline: tables, the two searches, the certificate), `checkpoint`
 //! (the search's saved transposition table), `lemmas` (proved sub-positions the
-//! search takes as leaves).
+//! search takes as leaves), `jobs` (a proof split into jobs that leave lemmas).
 
 mod checkpoint;
 mod extract;
+mod jobs;
 mod lemmas;
 mod prove;
 mod search;
 
 pub use checkpoint::CheckpointError;
+pub use jobs::{JobEvent, JobOptions, JobResult, JobsReport, LevelReport, job_levels, prove_jobs};
 pub use lemmas::Lemmas;
 pub use prove::{ProveError, ProveOptions, Proved, needed_tables, prove};
 pub use search::{CheckpointPlan, Limits, SearchOutcome, SearchProgress};

@@ -150,32 +150,15 @@ pub fn prove(
     table_report: impl FnMut(&crate::retro::TableReport),
     progress: &(dyn Fn(&SearchProgress) + Sync),
 ) -> Result<Proved, ProveError> {
-    let k = table_stones(pos, opts)?;
-    let board = pos.board();
-    let sigs = needed_tables(pos, k);
     let t0 = Instant::now();
-    let gen_opts = crate::retro::Options {
-        threads: opts.threads,
-        observer: opts.table_observer.clone(),
-        force: false,
-        checkpoint_every: None,
-        kind: crate::table::TableKind::Plain,
-    };
-    let tables = crate::retro::generate(dir, board, &sigs, &gen_opts, table_report)?;
+    let (values, tables) = prepare_tables(dir, pos, opts, table_report)?;
     let table_seconds = t0.elapsed().as_secs_f64();
-    let values = ValueTables::load(dir, board, &sigs)?;
     let lemmas = match &opts.lemmas {
-        Some(d) => Lemmas::load(d, board)?,
+        Some(d) => Lemmas::load(d, pos.board())?,
         None => Lemmas::none(),
     };
     let t1 = Instant::now();
-    let searches = run_searches(&values, &lemmas, pos, opts, progress)?;
-    let (value, graphs) = decide(&searches, pos.turn(), opts.checkpoint.is_some())?;
-    let certificate = certificate(pos, value, k, &values, graphs);
-    let searches = searches
-        .into_iter()
-        .map(|s| SearchOutcome { graph: None, ..s })
-        .collect();
+    let (certificate, searches) = prove_over((&values, &lemmas), pos, opts, progress)?;
     Ok(Proved {
         certificate,
         searches,
@@ -184,6 +167,47 @@ pub fn prove(
         search_seconds: t1.elapsed().as_secs_f64(),
         lemmas_loaded: lemmas.len(),
     })
+}
+
+/// The tables a proof of `pos` under `opts` reads, built where missing, then
+/// loaded; with one report per table.
+pub(super) fn prepare_tables(
+    dir: &std::path::Path,
+    pos: &Position,
+    opts: &ProveOptions,
+    table_report: impl FnMut(&crate::retro::TableReport),
+) -> Result<(ValueTables, Vec<crate::retro::TableReport>), ProveError> {
+    let k = table_stones(pos, opts)?;
+    let board = pos.board();
+    let sigs = needed_tables(pos, k);
+    let gen_opts = crate::retro::Options {
+        threads: opts.threads,
+        observer: opts.table_observer.clone(),
+        force: false,
+        checkpoint_every: None,
+        kind: crate::table::TableKind::Plain,
+    };
+    let tables = crate::retro::generate(dir, board, &sigs, &gen_opts, table_report)?;
+    Ok((ValueTables::load(dir, board, &sigs)?, tables))
+}
+
+/// Proves `pos` over loaded tables and lemmas: the searches, the value they
+/// decide and its certificate, with the searches (graphs dropped).
+pub(super) fn prove_over(
+    (values, lemmas): (&ValueTables, &Lemmas),
+    pos: &Position,
+    opts: &ProveOptions,
+    progress: &(dyn Fn(&SearchProgress) + Sync),
+) -> Result<(Certificate, Vec<SearchOutcome>), ProveError> {
+    let k = table_stones(pos, opts)?;
+    let searches = run_searches(values, lemmas, pos, opts, progress)?;
+    let (value, graphs) = decide(&searches, pos.turn(), opts.checkpoint.is_some())?;
+    let certificate = certificate(pos, value, k, values, graphs);
+    let searches = searches
+        .into_iter()
+        .map(|s| SearchOutcome { graph: None, ..s })
+        .collect();
+    Ok((certificate, searches))
 }
 
 /// The largest table leaves `opts` asks for, checked against the position.

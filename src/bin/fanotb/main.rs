@@ -110,6 +110,13 @@ enum Command {
     /// search that wrote it.
     #[command(after_help = "Example: fanotb check-proof tables/proofs/5x5-start.fnproof")]
     CheckProof(prove::CheckProofArgs),
+    /// Prove a board's start (or --position) bottom up: every position --depth
+    /// plies deep as a job whose proof is kept as a lemma, then each level above
+    /// over them, then the root; a run stopped anywhere goes on from the lemmas.
+    #[command(
+        after_help = "Example: fanotb prove-jobs dimy --depth 2 --lemmas tables/lemmas/dimy --max-table-stones 6"
+    )]
+    ProveJobs(prove::ProveJobsArgs),
     /// Serve the tables over HTTP: a JSON API (/api/probe, /api/line, /api/tables) and
     /// a web board at /.
     #[command(
@@ -177,6 +184,7 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Solve(a) => print(&solve::solve_command(a, json)?, json),
         Command::Prove(a) => print(&prove::prove_command(a, json)?, json),
         Command::CheckProof(a) => print(&prove::check_proof_command(a)?, json),
+        Command::ProveJobs(a) => prove::prove_jobs_command(a, json)?,
         Command::Serve(a) => serve::serve(a)?,
         Command::Game(_) if json => return Err("game is interactive: it has no --json".into()),
         Command::Game(a) => game::game(a)?,

@@ -13,7 +13,7 @@ use fanotb::{
 
 use crate::args::{Result, TablesArg, board_position};
 use crate::build_report::TableLine;
-use crate::output::{human_bytes, print_line};
+use crate::output::{human_bytes, print, print_line};
 use crate::progress::{SearchDisplay, table_observer};
 
 #[derive(Args)]
@@ -378,4 +378,245 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckReport> {
         seconds: r.seconds,
         turn: r.root.turn(),
     })
+}
+
+#[derive(Args)]
+pub struct ProveJobsArgs {
+    /// Board: WxH (columns x rows), tsivy or dimy. Example: tsivy.
+    pub board: String,
+    /// Split the proof of this position of the board instead of the start.
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Plies below the root of the deepest jobs: every distinct position that deep,
+    /// then each level above, then the root. Example: 3.
+    #[arg(long)]
+    pub depth: usize,
+    /// The lemma directory: lemmas read and written, job claims and the job log
+    /// (jobs.tsv). Example: proofs/tsivy/lemmas.
+    #[arg(long)]
+    pub lemmas: PathBuf,
+    /// Jobs at once in this process, one search thread each. Example: 2.
+    #[arg(long, default_value_t = 2)]
+    pub workers: usize,
+    /// Positions with at most this many stones are table leaves (built on demand).
+    /// Example: 7.
+    #[arg(long, default_value_t = 6)]
+    pub max_table_stones: usize,
+    /// Each job's search gives up after this many nodes. Example: 1000000.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_nodes: u64,
+    /// Each job's transposition table holds at most this many positions (about 60
+    /// bytes each). Example: 20000000.
+    #[arg(long, default_value_t = 20_000_000)]
+    pub max_entries: usize,
+    /// Where the root's certificate goes once it is proved (default:
+    /// LEMMAS/root.fnproof).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub tables: TablesArg,
+}
+
+/// One finished job, with where its level and the run stand.
+#[derive(Serialize)]
+struct JobLine {
+    ply: usize,
+    done: usize,
+    jobs: usize,
+    position: String,
+    result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<&'static str>,
+    nodes: u64,
+    seconds: f64,
+    level_proved: usize,
+    level_undecided: usize,
+    run_nodes: u64,
+    nodes_per_second: f64,
+    peak_rss: u64,
+}
+
+impl fmt::Display for JobLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.value {
+            Some(v) => format!("{} {v}", self.result),
+            None => self.result.to_string(),
+        };
+        write!(
+            f,
+            "ply {} {:>5}/{:<5} {what:<13} {:>9} nodes {:>7.2} s  {}  | level: {} proved, {} undecided | run: {} nodes, {:.0} nodes/s, peak {}",
+            self.ply,
+            self.done,
+            self.jobs,
+            self.nodes,
+            self.seconds,
+            self.position,
+            self.level_proved,
+            self.level_undecided,
+            self.run_nodes,
+            self.nodes_per_second,
+            human_bytes(self.peak_rss)
+        )
+    }
+}
+
+#[derive(Serialize)]
+struct LevelLine {
+    ply: usize,
+    jobs: usize,
+    proved: usize,
+    known: usize,
+    undecided: usize,
+    claimed: usize,
+    nodes: u64,
+}
+
+#[derive(Serialize)]
+pub struct ProveJobsReport {
+    board: String,
+    position: String,
+    levels: Vec<LevelLine>,
+    /// The root's value, once proved.
+    value: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    certificate: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    certificate_bytes: Option<u64>,
+    lemmas: usize,
+    seconds: f64,
+    peak_rss: u64,
+    #[serde(skip)]
+    turn: Color,
+}
+
+impl fmt::Display for ProveJobsReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} {}:", self.board, self.position)?;
+        writeln!(
+            f,
+            "ply   jobs  proved  known  undecided  claimed       nodes"
+        )?;
+        for l in &self.levels {
+            writeln!(
+                f,
+                "{:>3} {:>6} {:>7} {:>6} {:>10} {:>8} {:>11}",
+                l.ply, l.jobs, l.proved, l.known, l.undecided, l.claimed, l.nodes
+            )?;
+        }
+        match (self.value, &self.certificate) {
+            (Some(v), Some(c)) => writeln!(
+                f,
+                "root: {v} for {} to move; certificate {c} ({} bytes)",
+                self.turn.name(),
+                self.certificate_bytes.unwrap_or(0)
+            )?,
+            _ => writeln!(f, "root: not proved yet")?,
+        }
+        writeln!(
+            f,
+            "{} lemmas in the directory; {:.1} s, peak {}",
+            self.lemmas,
+            self.seconds,
+            human_bytes(self.peak_rss)
+        )
+    }
+}
+
+pub fn prove_jobs_command(a: ProveJobsArgs, json: bool) -> Result<()> {
+    let pos = board_position(&a.board, a.position.as_deref())?;
+    let mut opts = fanotb::JobOptions::new(a.depth, &a.lemmas);
+    opts.workers = a.workers;
+    opts.prove.max_table_stones = a.max_table_stones;
+    opts.prove.limits = Limits::new(a.max_nodes, a.max_entries);
+    opts.prove.table_observer = table_observer(json);
+    let start = std::time::Instant::now();
+    // (done, jobs, proved, undecided) of the level, and the run's nodes.
+    let state = std::sync::Mutex::new((0, 0, 0, 0, 0u64));
+    let observer = |e: &fanotb::JobEvent| {
+        let mut s = state.lock().expect("not poisoned");
+        match *e {
+            fanotb::JobEvent::Level { jobs, .. } => (s.0, s.1, s.2, s.3) = (0, jobs, 0, 0),
+            fanotb::JobEvent::Done {
+                ply,
+                position,
+                result,
+                nodes,
+                seconds,
+            } => {
+                s.0 += 1;
+                s.4 += nodes;
+                match result {
+                    fanotb::JobResult::Proved(_) | fanotb::JobResult::Known(_) => s.2 += 1,
+                    fanotb::JobResult::Undecided | fanotb::JobResult::TriedBefore => s.3 += 1,
+                    _ => {}
+                }
+                let value = match result {
+                    fanotb::JobResult::Proved(v) | fanotb::JobResult::Known(v) => Some(v.name()),
+                    _ => None,
+                };
+                print_line(
+                    &JobLine {
+                        ply,
+                        done: s.0,
+                        jobs: s.1,
+                        position: position.to_string(),
+                        result: result.name(),
+                        value,
+                        nodes,
+                        seconds,
+                        level_proved: s.2,
+                        level_undecided: s.3,
+                        run_nodes: s.4,
+                        nodes_per_second: s.4 as f64 / start.elapsed().as_secs_f64().max(1e-9),
+                        peak_rss: peak_rss().unwrap_or(0),
+                    },
+                    json,
+                );
+            }
+            _ => {}
+        }
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let r = fanotb::prove_jobs(&a.tables.dir, &pos, &opts, &stop, &observer)?;
+    let mut report = ProveJobsReport {
+        board: pos.board().size_name(),
+        position: pos.to_string(),
+        levels: r
+            .levels
+            .iter()
+            .map(|l| LevelLine {
+                ply: l.ply,
+                jobs: l.jobs,
+                proved: l.proved,
+                known: l.known,
+                undecided: l.undecided,
+                claimed: l.claimed,
+                nodes: l.nodes,
+            })
+            .collect(),
+        value: None,
+        certificate: None,
+        certificate_bytes: None,
+        lemmas: fanotb::Lemmas::load(&a.lemmas, pos.board())?.len(),
+        seconds: r.seconds,
+        peak_rss: peak_rss().unwrap_or(0),
+        turn: pos.turn(),
+    };
+    if let Some(cert) = &r.root {
+        let out = a.out.unwrap_or_else(|| a.lemmas.join("root.fnproof"));
+        report.certificate_bytes = Some(cert.write(&out)?);
+        report.certificate = Some(out.display().to_string());
+        report.value = cert.proves.value().map(|v| v.name());
+    }
+    print(&report, json);
+    if r.root.is_none() {
+        return Err(crate::output::failure(
+            format!(
+                "the root is not proved yet; the lemmas are kept in {}: run again (a larger --max-nodes or --depth) to go on",
+                a.lemmas.display()
+            ),
+            json,
+        ));
+    }
+    Ok(())
 }
