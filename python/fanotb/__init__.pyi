@@ -57,6 +57,10 @@ class Probe:
     @property
     def cursed(self) -> bool | None: ...
     @property
+    def vela(self) -> Side | None: ...
+    @property
+    def vela_lost(self) -> int | None: ...
+    @property
     def moves(self) -> list[MoveInfo]: ...
     @property
     def best(self) -> list[str]: ...
@@ -80,16 +84,36 @@ class Tablebase:
     """The tables in a directory, opened lazily."""
     def __init__(self, path: StrPath) -> None: ...
     def probe(
-        self, position: PositionLike, limit: int | None = None, counter: int | None = None
+        self,
+        position: PositionLike,
+        limit: int | None = None,
+        counter: int | None = None,
+        vela: Side | None = None,
+        vela_lost: int | None = None,
     ) -> Probe: ...
     def value(
-        self, position: PositionLike, limit: int | None = None, counter: int | None = None
+        self,
+        position: PositionLike,
+        limit: int | None = None,
+        counter: int | None = None,
+        vela: Side | None = None,
+        vela_lost: int | None = None,
     ) -> Value: ...
     def best_move(
-        self, position: PositionLike, limit: int | None = None, counter: int | None = None
+        self,
+        position: PositionLike,
+        limit: int | None = None,
+        counter: int | None = None,
+        vela: Side | None = None,
+        vela_lost: int | None = None,
     ) -> str | None: ...
     def line(
-        self, position: PositionLike, limit: int | None = None, counter: int | None = None
+        self,
+        position: PositionLike,
+        limit: int | None = None,
+        counter: int | None = None,
+        vela: Side | None = None,
+        vela_lost: int | None = None,
     ) -> list[MoveInfo]: ...
     def tables(self) -> list[TableStats]: ...
 
@@ -101,6 +125,7 @@ def generate(
     limit: int | None = None,
     threads: int | None = None,
     progress: Callable[[dict[str, Any]], object] | None = None,
+    vela: bool = False,
 ) -> list[dict[str, Any]]: ...
 def prove(
     path: StrPath,
@@ -110,7 +135,11 @@ def prove(
     max_table_stones: int = 6,
     max_nodes: int | None = None,
     threads: int | None = None,
+    lemmas: StrPath | None = None,
 ) -> dict[str, Any]: ...
 def check_proof(
-    certificate: StrPath, path: StrPath, verify_tables: bool = False
+    certificate: StrPath,
+    path: StrPath,
+    verify_tables: bool = False,
+    lemmas: StrPath | None = None,
 ) -> dict[str, Any]: ...

@@ -225,6 +225,10 @@ struct Probe {
     counter: Option<u32>,
     /// Under a limit: whether the position is a cursed win or a blessed loss.
     cursed: Option<bool>,
+    /// The vela side asked under (`"white"` or `"black"`), or None.
+    vela: Option<&'static str>,
+    /// The stones the vela side has lost, under vela.
+    vela_lost: Option<u32>,
     /// Every legal move with its value for the mover, best first.
     moves: Vec<MoveInfo>,
     /// The best moves' notations.
@@ -240,6 +244,12 @@ impl Probe {
         if let Some(n) = self.limit {
             d.set_item("limit", n)?;
             d.set_item("counter", self.counter)?;
+        }
+        if let (Some(side), Some(lost)) = (self.vela, self.vela_lost) {
+            let v = PyDict::new(py);
+            v.set_item("side", side)?;
+            v.set_item("lost", lost)?;
+            d.set_item("vela", v)?;
         }
         d.set_item("value", &self.value)?;
         match self.limit {
@@ -308,14 +318,36 @@ impl TableStats {
     }
 }
 
-/// The rules of `limit=`/`counter=`: the plain game when both are None.
-fn rules(limit: Option<u64>, counter: Option<u32>) -> PyResult<Rules> {
-    Rules::from_request(limit, counter).map_err(error)
+/// The rules of `limit=`/`counter=` and `vela=`/`vela_lost=` for `pos`: the plain
+/// game when all are None.
+fn rules(pos: &Pos, asked: Asked) -> PyResult<Rules> {
+    let (limit, counter, vela, lost) = asked;
+    let rules = Rules::from_request(limit, counter).map_err(error)?;
+    let side = match vela {
+        None if lost.is_some() => {
+            return Err(FanotbError::new_err("vela_lost is given without vela"));
+        }
+        None => return Ok(rules),
+        Some("white") => Color::White,
+        Some("black") => Color::Black,
+        Some(other) => {
+            return Err(FanotbError::new_err(format!(
+                "vela {other:?}: \"white\" or \"black\""
+            )));
+        }
+    };
+    let v = fanotb::Vela::at(pos, side, lost).map_err(error)?;
+    Ok(rules.with_vela(Some(v)))
 }
 
+/// The rule keywords of a probe call: limit, counter, vela, vela_lost.
+type Asked<'a> = (Option<u64>, Option<u32>, Option<&'a str>, Option<u32>);
+
 /// The tables in a directory (as `fanotb generate` writes them), opened lazily.
-/// Every method takes a `Position` or position text, and an optional no-capture
-/// `limit` with its `counter` (plies since the last capture).
+/// Every method takes a `Position` or position text, an optional no-capture
+/// `limit` with its `counter` (plies since the last capture), and an optional
+/// `vela` side (`"white"` or `"black"`) with the stones it has lost, `vela_lost`
+/// (default: those it is missing from its start).
 #[pyclass(frozen, module = "fanotb")]
 struct Tablebase(Tb);
 
@@ -327,15 +359,18 @@ impl Tablebase {
     }
 
     /// The position's value, every move's and the best moves.
-    #[pyo3(signature = (position, limit=None, counter=None))]
+    #[pyo3(signature = (position, limit=None, counter=None, vela=None, vela_lost=None))]
     fn probe(
         &self,
         py: Python<'_>,
         position: PositionArg<'_>,
         limit: Option<u64>,
         counter: Option<u32>,
+        vela: Option<&str>,
+        vela_lost: Option<u32>,
     ) -> PyResult<Probe> {
-        let (pos, rules) = (position.get()?, rules(limit, counter)?);
+        let pos = position.get()?;
+        let rules = rules(&pos, (limit, counter, vela, vela_lost))?;
         let (value, moves) = py
             .detach(|| Ok((self.0.probe(&pos, rules)?, self.0.moves(&pos, rules)?)))
             .map_err(probe_error)?;
@@ -350,6 +385,8 @@ impl Tablebase {
             limit: rules.limit().map(fanotb::Limit::plies),
             counter: rules.limit().map(|_| rules.counter()),
             cursed,
+            vela: rules.vela().map(|v| side_name(v.side())),
+            vela_lost: rules.vela().map(|v| v.lost()),
             best: moves[..fanotb::best_count(&moves)]
                 .iter()
                 .map(|m| m.mv.notation(pos.board()))
@@ -360,15 +397,18 @@ impl Tablebase {
 
     /// `"win"`, `"draw"` or `"loss"` for the side to move (reads the value stream
     /// only).
-    #[pyo3(signature = (position, limit=None, counter=None))]
+    #[pyo3(signature = (position, limit=None, counter=None, vela=None, vela_lost=None))]
     fn value(
         &self,
         py: Python<'_>,
         position: PositionArg<'_>,
         limit: Option<u64>,
         counter: Option<u32>,
+        vela: Option<&str>,
+        vela_lost: Option<u32>,
     ) -> PyResult<&'static str> {
-        let (pos, rules) = (position.get()?, rules(limit, counter)?);
+        let pos = position.get()?;
+        let rules = rules(&pos, (limit, counter, vela, vela_lost))?;
         let wdl = py
             .detach(|| self.0.value(&pos, rules))
             .map_err(probe_error)?;
@@ -377,15 +417,18 @@ impl Tablebase {
 
     /// A best move's notation (the first of the best), or None when the side to
     /// move has no move.
-    #[pyo3(signature = (position, limit=None, counter=None))]
+    #[pyo3(signature = (position, limit=None, counter=None, vela=None, vela_lost=None))]
     fn best_move(
         &self,
         py: Python<'_>,
         position: PositionArg<'_>,
         limit: Option<u64>,
         counter: Option<u32>,
+        vela: Option<&str>,
+        vela_lost: Option<u32>,
     ) -> PyResult<Option<String>> {
-        let (pos, rules) = (position.get()?, rules(limit, counter)?);
+        let pos = position.get()?;
+        let rules = rules(&pos, (limit, counter, vela, vela_lost))?;
         let best = py
             .detach(|| self.0.best_moves(&pos, rules))
             .map_err(probe_error)?;
@@ -394,15 +437,18 @@ impl Tablebase {
 
     /// The principal line: best moves to the end of the game (or, under a limit,
     /// to the draw at the limit), each with its value for its mover.
-    #[pyo3(signature = (position, limit=None, counter=None))]
+    #[pyo3(signature = (position, limit=None, counter=None, vela=None, vela_lost=None))]
     fn line(
         &self,
         py: Python<'_>,
         position: PositionArg<'_>,
         limit: Option<u64>,
         counter: Option<u32>,
+        vela: Option<&str>,
+        vela_lost: Option<u32>,
     ) -> PyResult<Vec<MoveInfo>> {
-        let (pos, rules) = (position.get()?, rules(limit, counter)?);
+        let pos = position.get()?;
+        let rules = rules(&pos, (limit, counter, vela, vela_lost))?;
         let line = py
             .detach(|| self.0.line(&pos, rules))
             .map_err(probe_error)?;
@@ -469,11 +515,14 @@ fn report_dict<'py>(py: Python<'py>, r: &fanotb::TableReport) -> PyResult<Bound<
 }
 
 /// Builds every table of up to `max_stones` stones on `board` into `path` (tables
-/// already there are kept), and under the no-capture `limit` too when given.
+/// already there are kept), and under the no-capture `limit` too when given, or
+/// with `vela=True` the vela tables of up to `max_stones` stones (and the plain
+/// tables they need).
 /// `progress`, if given, is called with each table's report (a dict) as it is done.
 /// Returns the reports.
 #[pyfunction]
-#[pyo3(signature = (path, max_stones, board="tsivy", limit=None, threads=None, progress=None))]
+#[pyo3(signature = (path, max_stones, board="tsivy", limit=None, threads=None, progress=None, vela=false))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one call
 fn generate<'py>(
     py: Python<'py>,
     path: PathBuf,
@@ -482,6 +531,7 @@ fn generate<'py>(
     limit: Option<u64>,
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
+    vela: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let b = self::board(board)?;
     if !(2..=b.points()).contains(&max_stones) {
@@ -491,12 +541,21 @@ fn generate<'py>(
             b.size_name()
         )));
     }
-    let mut opts = match limit {
-        Some(n) => fanotb::Options::rule_aware(fanotb::Limit::new(n).map_err(error)?),
-        None => fanotb::Options::default(),
+    let mut opts = match (limit, vela) {
+        (Some(_), true) => {
+            return Err(FanotbError::new_err(
+                "vela tables have no no-capture limit: give limit or vela, not both",
+            ));
+        }
+        (Some(n), false) => fanotb::Options::rule_aware(fanotb::Limit::new(n).map_err(error)?),
+        (None, true) => fanotb::Options::vela(),
+        (None, false) => fanotb::Options::default(),
     };
     opts.threads = threads;
-    let sigs = Signature::all_up_to(max_stones);
+    let sigs: Vec<Signature> = Signature::all_up_to(max_stones)
+        .into_iter()
+        .filter(|&s| !vela || opts.kind.holds(b, s))
+        .collect();
     // The callback's own error stops nothing: it is raised once the build is done.
     let mut raised: Option<PyErr> = None;
     let reports = py
@@ -521,9 +580,11 @@ fn generate<'py>(
 /// Proves the value of `position` (default: the board's start) by proof-number
 /// search over tables of at most `max_table_stones` stones (built in `path` as
 /// needed), writes the certificate to `out`, and returns a dict: position, value,
-/// certificate, bytes, positions, nodes, seconds.
+/// lemmas_used, lemmas_written, certificate, bytes, positions, nodes, seconds. With
+/// a lemma directory `lemmas`, its lemmas are leaves of the search and the proof's
+/// own lemmas are written there.
 #[pyfunction]
-#[pyo3(signature = (path, out, board="tsivy", position=None, max_table_stones=6, max_nodes=None, threads=None))]
+#[pyo3(signature = (path, out, board="tsivy", position=None, max_table_stones=6, max_nodes=None, threads=None, lemmas=None))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one call
 fn prove<'py>(
     py: Python<'py>,
@@ -534,6 +595,7 @@ fn prove<'py>(
     max_table_stones: usize,
     max_nodes: Option<u64>,
     threads: Option<usize>,
+    lemmas: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let b = self::board(board)?;
     let pos = match position {
@@ -546,15 +608,36 @@ fn prove<'py>(
     if let Some(n) = max_nodes {
         opts.limits.max_nodes = n;
     }
+    opts.lemmas = lemmas.clone();
     let proved = py
         .detach(|| fanotb::prove(&path, &pos, &opts, |_| {}, &|_| {}))
         .map_err(error)?;
     let bytes = py
         .detach(|| proved.certificate.write(&out))
         .map_err(error)?;
+    let written = match &lemmas {
+        Some(dir) => py
+            .detach(|| {
+                proved
+                    .certificate
+                    .split_lemmas()
+                    .iter()
+                    .map(|l| l.write_lemma(dir).map(|r| dir.join(r.file_name())))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(error)?,
+        None => Vec::new(),
+    };
     let d = PyDict::new(py);
     d.set_item("position", pos.to_string())?;
-    d.set_item("value", proved.certificate.value.name())?;
+    let value = proved
+        .certificate
+        .proves
+        .value()
+        .expect("prove proves a value");
+    d.set_item("value", value.name())?;
+    d.set_item("lemmas_used", proved.certificate.lemmas.len())?;
+    d.set_item("lemmas_written", written)?;
     d.set_item("certificate", &out)?;
     d.set_item("bytes", bytes)?;
     let positions: usize = proved
@@ -573,26 +656,37 @@ fn prove<'py>(
 }
 
 /// Checks a proof certificate against the tables in `path` (and, with
-/// `verify_tables`, re-derives every entry of the tables it names). Returns a dict:
-/// position, value, max_table_stones, parts (side, claim, positions), positions,
+/// `verify_tables`, re-derives every entry of the tables it names), with the
+/// lemmas it relies on from the lemma directory `lemmas`. Returns a dict:
+/// position, value (None for a lemma, whose `lemma` is its side and claim),
+/// max_table_stones, lemmas (checked), parts (side, claim, positions), positions,
 /// moves, seconds; raises FanotbError when the certificate is refused.
 #[pyfunction]
-#[pyo3(signature = (certificate, path, verify_tables=false))]
+#[pyo3(signature = (certificate, path, verify_tables=false, lemmas=None))]
 fn check_proof<'py>(
     py: Python<'py>,
     certificate: PathBuf,
     path: PathBuf,
     verify_tables: bool,
+    lemmas: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut opts = CheckOptions::default();
     opts.verify_tables = verify_tables;
+    opts.lemmas = lemmas;
     let r = py
         .detach(|| fanotb::check_proof(&certificate, &path, &opts))
         .map_err(error)?;
     let d = PyDict::new(py);
     d.set_item("position", r.root.to_string())?;
-    d.set_item("value", r.value.name())?;
+    match r.proves {
+        fanotb::Proves::Value(v) => d.set_item("value", v.name())?,
+        fanotb::Proves::Lemma(side, claim) => {
+            d.set_item("value", None::<&str>)?;
+            d.set_item("lemma", (side_name(side), claim.name()))?;
+        }
+    }
     d.set_item("max_table_stones", r.max_table_stones)?;
+    d.set_item("lemmas", r.lemmas)?;
     let parts: Vec<(&str, &str, usize)> = r
         .parts
         .iter()

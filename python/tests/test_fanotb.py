@@ -185,3 +185,43 @@ def test_long_calls_release_the_gil():
     assert done == [9_204_447]
     # Holding the GIL, the perft would have let this thread run a few times at most.
     assert spins > 10_000
+
+
+def test_vela_probes_equal_the_cli_json(tmp_path):
+    built = fanotb.generate(tmp_path, 7, board="5x3", vela=True)
+    assert sorted(r["signature"] for r in built if r.get("vela")) == ["1v6", "6v1"]
+    tb = fanotb.Tablebase(tmp_path)
+    for pos, side in [("B4/WW3/WWWW1 w", "white"), ("B4/WW3/WWWW1 b", "white"),
+                      ("W4/BB3/BBBB1 b", "black")]:
+        want = cli("probe", pos, "--vela", side, "--dir", str(tmp_path), "--json")
+        got = tb.probe(pos, vela=side).to_dict()
+        assert got == want, pos
+        assert tb.value(pos, vela=side) == want["value"]
+    # Without vela the same position is another game, of the plain 6v1: not built.
+    with pytest.raises(fanotb.MissingTableError, match="6v1"):
+        tb.value("B4/WW3/WWWW1 w")
+    with pytest.raises(fanotb.FanotbError, match="no table values this vela"):
+        tb.value("B4/WW3/WWWW1 w", vela="white", vela_lost=0)
+    with pytest.raises(fanotb.FanotbError, match="without vela"):
+        tb.value("B4/WW3/WWWW1 w", vela_lost=1)
+    with pytest.raises(fanotb.FanotbError, match="white"):
+        tb.value("B4/WW3/WWWW1 w", vela="red")
+
+
+def test_prove_with_lemmas_and_check_the_composition(tmp_path):
+    lemmas = tmp_path / "lemmas"
+    start = fanotb.prove(tmp_path, tmp_path / "s.fnproof", board="5x3", max_table_stones=4)
+    # Every first move proved as lemmas, then the start over them.
+    for _, child in fanotb.Position(start["position"]).moves():
+        first = fanotb.prove(tmp_path, tmp_path / "a.fnproof", board="5x3",
+                             position=child, max_table_stones=4, lemmas=lemmas)
+        assert len(first["lemmas_written"]) >= 1
+    root = tmp_path / "root.fnproof"
+    proved = fanotb.prove(tmp_path, root, board="5x3", max_table_stones=4, lemmas=lemmas)
+    assert proved["value"] == "win" and proved["lemmas_used"] >= 1
+    with pytest.raises(fanotb.FanotbError, match="--lemmas"):
+        fanotb.check_proof(root, tmp_path)
+    report = fanotb.check_proof(root, tmp_path, lemmas=lemmas)
+    assert (report["value"], report["lemmas"]) == ("win", proved["lemmas_used"])
+    lemma = fanotb.check_proof(first["lemmas_written"][0], tmp_path, lemmas=lemmas)
+    assert lemma["value"] is None and lemma["lemma"][0] in ("white", "black")
