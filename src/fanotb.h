@@ -92,6 +92,13 @@ int fanotb_probe_root_limited(const fanotb_tablebase *tb, const char *position, 
 int fanotb_best_move_limited(const fanotb_tablebase *tb, const char *position, int limit,
                              int counter, char *buf, size_t len);
 
+/* Value and depth under vela (docs/RULES.md, "Vela"), from the vela tables (generate
+ * --vela) while the vela holds: vela 0 when White plays vela, 1 when Black does;
+ * lost the stones the vela side has lost so far, or -1 for those it is missing from
+ * its start. Outputs as fanotb_probe; a vela no table values is FANOTB_EARG. */
+int fanotb_probe_vela(const fanotb_tablebase *tb, const char *position, int vela, int lost,
+                      int *value, int *depth);
+
 /* The largest N such that every table of the width x height board with at most N
  * stones is present (0 if none); negative on failure. */
 int fanotb_largest(const fanotb_tablebase *tb, int width, int height);

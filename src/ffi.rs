@@ -21,6 +21,7 @@ use crate::probe::{ProbeError, Tablebase, Value};
 use crate::rules::Rules;
 use crate::table::TableError;
 use crate::value::Wdl;
+use crate::vela::Vela;
 
 /// Success.
 pub const FANOTB_OK: c_int = 0;
@@ -76,7 +77,7 @@ fn probe_error(e: ProbeError) -> c_int {
         ProbeError::Table(TableError::Missing { .. }) => FANOTB_EMISSING,
         ProbeError::GameOver(_) => FANOTB_EOVER,
         ProbeError::Table(_) | ProbeError::NotADirectory(_) => FANOTB_EDAMAGED,
-        // The C ABI asks under no vela.
+        // A vela no table values: the arguments asked for it.
         ProbeError::Vela(_) => FANOTB_EARG,
     };
     fail(code, e)
@@ -228,6 +229,38 @@ enum Ask {
         plies: *mut c_int,
         cursed: *mut c_int,
     },
+    /// Under vela: the side (0 White, 1 Black) and the stones it has lost (-1 for
+    /// those it is missing from its start), and where the depth goes.
+    Vela {
+        side: c_int,
+        lost: c_int,
+        depth: *mut c_int,
+    },
+}
+
+/// The rules of a vela asked from C for `pos`.
+fn vela_rules(pos: &Position, side: c_int, lost: c_int) -> Result<Rules, c_int> {
+    let side = match side {
+        0 => Color::White,
+        1 => Color::Black,
+        s => {
+            return Err(fail(
+                FANOTB_EARG,
+                format!("vela side {s}: 0 White, 1 Black"),
+            ));
+        }
+    };
+    let lost = match lost {
+        -1 => None,
+        n => Some(u32::try_from(n).map_err(|_| {
+            fail(
+                FANOTB_EARG,
+                format!("stones lost {n}: 0 or more, or -1 for those missing"),
+            )
+        })?),
+    };
+    let vela = Vela::at(pos, side, lost).map_err(|e| fail(FANOTB_EARG, e))?;
+    Ok(Rules::PLAIN.with_vela(Some(vela)))
 }
 
 /// Probes `pos` and writes what `ask` asks.
@@ -235,10 +268,11 @@ enum Ask {
 /// # Safety
 /// `value` and the pointers of `ask` are null or valid for a write.
 unsafe fn answer(tb: &Tablebase, pos: &Position, value: *mut c_int, ask: Ask) -> Result<(), c_int> {
-    let rules = rules(match ask {
-        Ask::Limited { rules, .. } => Some(rules),
-        Ask::Value | Ask::Depth(_) => None,
-    })?;
+    let rules = match ask {
+        Ask::Limited { rules: r, .. } => rules(Some(r))?,
+        Ask::Vela { side, lost, .. } => vela_rules(pos, side, lost)?,
+        Ask::Value | Ask::Depth(_) => Rules::PLAIN,
+    };
     if let Ask::Value = ask {
         let w = tb.value(pos, rules).map_err(probe_error)?;
         // SAFETY: forwarded contract.
@@ -249,7 +283,7 @@ unsafe fn answer(tb: &Tablebase, pos: &Position, value: *mut c_int, ask: Ask) ->
     unsafe {
         put(value, wdl_int(v.wdl()))?;
         match (ask, v) {
-            (Ask::Depth(depth), _) => put(depth, depth_int(v.depth())),
+            (Ask::Depth(depth) | Ask::Vela { depth, .. }, _) => put(depth, depth_int(v.depth())),
             (Ask::Limited { plies, cursed, .. }, Value::Limited { stored, .. }) => {
                 put(plies, depth_int(v.depth()))?;
                 put(cursed, stored.cursed().into())
@@ -572,6 +606,33 @@ pub unsafe extern "C" fn fanotb_best_move(
 ) -> c_int {
     // SAFETY: forwarded contracts.
     unsafe { best_move(tb, position, None, buf, len) }
+}
+
+/// Value and depth of a position given as text under vela (docs/RULES.md,
+/// "Vela"), from the vela tables while the vela holds: `vela` 0 when White plays
+/// vela, 1 when Black does; `lost` the stones the vela side has lost so far, or -1
+/// for those it is missing from its start. Outputs as `fanotb_probe`. A vela no
+/// table values (another count of stones lost) is `FANOTB_EARG`.
+///
+/// # Safety
+/// `tb` a live handle, `position` a NUL-terminated string, `value` and `depth` valid
+/// pointers.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanotb_probe_vela(
+    tb: *const Handle,
+    position: *const c_char,
+    vela: c_int,
+    lost: c_int,
+    value: *mut c_int,
+    depth: *mut c_int,
+) -> c_int {
+    let ask = Ask::Vela {
+        side: vela,
+        lost,
+        depth,
+    };
+    // SAFETY: forwarded contracts.
+    unsafe { probe_text(tb, position, value, ask) }
 }
 
 /// Under the no-capture limit `limit` (1 to 250 plies), `counter` plies (0 to the

@@ -263,7 +263,7 @@ fn header_matches_the_exported_symbols() {
         v
     };
     assert_eq!(exported, declared);
-    assert_eq!(exported.len(), 15);
+    assert_eq!(exported.len(), 16);
     let consts = names(&source, "pub const ", ':');
     let defines = names(&header, "#define ", ' ');
     let defines: Vec<String> = defines.into_iter().filter(|d| d != "FANOTB_H").collect();
@@ -421,6 +421,61 @@ fn c_abi_under_the_no_capture_limit() {
             &mut cursed,
         );
         assert_eq!(status, FANOTB_EMISSING);
+        fanotb_close(tb);
+    }
+}
+
+/// `fanotb_probe_vela` against the library's probe under vela, on 5x3's vela
+/// tables: both vela sides, the default and an explicit count of stones lost, and
+/// the errors of a vela no table values and of bad arguments.
+#[test]
+fn c_abi_under_vela() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::get(5, 3).unwrap();
+    let sigs: Vec<fanotb::Signature> = fanotb::Signature::all_up_to(7)
+        .into_iter()
+        .filter(|&s| fanotb::TableKind::Vela.holds(board, s))
+        .collect();
+    fanotb::generate(dir.path(), board, &sigs, &fanotb::Options::vela(), |_| {}).unwrap();
+    let lib = fanotb::Tablebase::open(dir.path()).unwrap();
+    let cdir = CString::new(dir.path().to_str().unwrap()).unwrap();
+    unsafe {
+        let tb = fanotb_open(cdir.as_ptr());
+        for (text, side) in [
+            ("B4/WW3/WWWW1 w", fanotb::Color::White),
+            ("B4/WW3/WWWW1 b", fanotb::Color::White),
+            ("W4/BB3/BBBB1 b", fanotb::Color::Black),
+            ("W4/BB3/BBBB1 w", fanotb::Color::Black),
+        ] {
+            let pos: fanotb::Position = text.parse().unwrap();
+            let vela = fanotb::Vela::at(&pos, side, None).unwrap();
+            let want = lib
+                .probe(&pos, fanotb::Rules::PLAIN.with_vela(Some(vela)))
+                .unwrap();
+            let c = CString::new(text).unwrap();
+            for lost in [-1, vela.lost() as c_int] {
+                let (mut value, mut depth) = (9, 9);
+                let code =
+                    fanotb_probe_vela(tb, c.as_ptr(), side as c_int, lost, &mut value, &mut depth);
+                assert_eq!(code, FANOTB_OK, "{text}");
+                assert_eq!(value, [-1, 0, 1][want.wdl() as usize], "{text}");
+                assert_eq!(depth, want.depth().map_or(-1, |d| d as c_int), "{text}");
+            }
+        }
+        let c = CString::new("B4/WW3/WWWW1 w").unwrap();
+        let (mut value, mut depth) = (9, 9);
+        assert_eq!(
+            fanotb_probe_vela(tb, c.as_ptr(), 0, 0, &mut value, &mut depth),
+            FANOTB_EARG
+        );
+        let err = CStr::from_ptr(fanotb_last_error()).to_str().unwrap();
+        assert!(err.contains("no table values this vela"), "{err}");
+        for (side, lost) in [(2, -1), (0, -2)] {
+            assert_eq!(
+                fanotb_probe_vela(tb, c.as_ptr(), side, lost, &mut value, &mut depth),
+                FANOTB_EARG
+            );
+        }
         fanotb_close(tb);
     }
 }
