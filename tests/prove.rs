@@ -922,3 +922,57 @@ fn jobs_resume_from_their_lemmas_and_compose_the_root() {
     assert_eq!(again.levels[0].undecided, once.levels[0].undecided);
     assert_eq!(again.levels[0].nodes, 0, "tried before: not run again");
 }
+
+/// A job whose one search decides and the other stops at its limit leaves that half
+/// as a lemma ("partly"); a later run with a larger limit runs only the other search
+/// and joins the two halves into the value's certificate.
+#[test]
+fn a_job_proved_partly_goes_on_from_its_half() {
+    use std::sync::Mutex;
+    use std::sync::atomic::AtomicBool;
+    let board = Board::get(5, 5).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (d, k) = (dir.path(), 4);
+    let start = Position::start(board);
+    let drawn: Position = "BBBB1/BBB1B/BWWBW/W1WWW/WWWWW b".parse().unwrap();
+    let run = |lemmas: &Path, max_nodes: u64| {
+        let mut o = fanotb::JobOptions::new(1, lemmas);
+        o.workers = 1;
+        o.prove = opts(k);
+        o.prove.limits = Limits::new(max_nodes, 50_000_000);
+        let seen = Mutex::new(None);
+        let r = fanotb::prove_jobs(d, &start, &o, &AtomicBool::new(false), &|e| {
+            if let fanotb::JobEvent::Done {
+                position,
+                result,
+                nodes,
+                ..
+            } = e
+                && *position == drawn
+            {
+                *seen.lock().unwrap() = Some((*result, *nodes));
+            }
+        })
+        .unwrap();
+        (
+            r,
+            seen.into_inner()
+                .unwrap()
+                .expect("the drawn position is a job"),
+        )
+    };
+    let lemmas = d.join("lemmas");
+    let (_, (half, _)) = run(&lemmas, 30_000);
+    assert_eq!(
+        half,
+        fanotb::JobResult::Partly(Color::Black, Claim::NotLose)
+    );
+    let (done, (result, nodes)) = run(&lemmas, 50_000_000);
+    assert_eq!(result, fanotb::JobResult::Proved(Wdl::Draw));
+    let (_, (_, fresh)) = run(&d.join("fresh"), 50_000_000);
+    assert!(nodes < fresh, "{nodes} nodes after the half, {fresh} fresh");
+    let file = d.join("root.fnproof");
+    done.root.expect("the root proved").write(&file).unwrap();
+    let r = check_with(&file, d, &lemmas).unwrap();
+    assert_eq!(r.proves, Proves::Value(Wdl::Draw));
+}

@@ -12,9 +12,11 @@ use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
 use super::lemmas::Lemmas;
-use super::prove::{ProveError, ProveOptions, prepare_tables, prove_over};
-use crate::certificate::{Certificate, CertificateError, Claim};
+use super::prove::{ProveError, ProveOptions, certificate, prepare_tables};
+use super::search::search;
+use crate::certificate::{Certificate, CertificateError, Claim, Proves};
 use crate::position::{Color, Position};
+use crate::probe::ValueTables;
 use crate::value::Wdl;
 
 /// How to split and run a proof.
@@ -50,6 +52,9 @@ impl JobOptions {
 pub enum JobResult {
     /// Proved: the value for the side to move; its lemmas are written.
     Proved(Wdl),
+    /// One side's claim proved (a search decided), the value not yet: its lemma is
+    /// written.
+    Partly(Color, Claim),
     /// The search stopped at its limits.
     Undecided,
     /// Already known: lemmas decide it.
@@ -66,6 +71,7 @@ impl JobResult {
     pub fn name(self) -> &'static str {
         match self {
             JobResult::Proved(_) => "proved",
+            JobResult::Partly(..) => "partly",
             JobResult::Undecided => "undecided",
             JobResult::Known(_) => "known",
             JobResult::TriedBefore => "tried-before",
@@ -198,7 +204,7 @@ impl Log {
             .lines()
             .filter_map(|l| {
                 let f: Vec<&str> = l.split('\t').collect();
-                if f.len() < 8 || f[5] != "undecided" {
+                if f.len() < 8 || !(f[5] == "undecided" || f[5].starts_with("partly")) {
                     return None;
                 }
                 Some(Attempt {
@@ -249,6 +255,7 @@ impl Log {
         }
         let value = match result {
             JobResult::Proved(v) => format!(" {}", v.name()),
+            JobResult::Partly(side, claim) => format!(" {} {}", side.name(), claim.name()),
             _ => String::new(),
         };
         writeln!(
@@ -357,7 +364,11 @@ pub fn prove_jobs(
             ply,
             jobs: jobs.len(),
         });
-        let lemmas = RwLock::new(Lemmas::load(&opts.lemmas, root.board())?);
+        let lemmas = Lemmas::load(&opts.lemmas, root.board())?;
+        // The lemmas elsewhere than this level: what a job's attempt is compared by
+        // (the level's own lemmas, its jobs', hardly ever serve a sibling).
+        let below = lemmas.len() - jobs.iter().map(|p| lemmas.at(p).len()).sum::<usize>();
+        let lemmas = RwLock::new(lemmas);
         let log = Log::open(&opts.lemmas);
         let report = Mutex::new(LevelReport {
             ply,
@@ -377,6 +388,7 @@ pub fn prove_jobs(
                     pos,
                     k,
                     max_nodes,
+                    below,
                 };
                 let (result, nodes, cert) = match job.run(&values, &lemmas, &log, &job_opts, opts) {
                     Ok(r) => r,
@@ -432,7 +444,9 @@ impl LevelReport {
         match result {
             JobResult::Proved(_) => self.proved += 1,
             JobResult::Known(_) => self.known += 1,
-            JobResult::Undecided | JobResult::TriedBefore => self.undecided += 1,
+            JobResult::Partly(..) | JobResult::Undecided | JobResult::TriedBefore => {
+                self.undecided += 1
+            }
             JobResult::Claimed => self.claimed += 1,
         }
     }
@@ -444,30 +458,28 @@ struct Job<'a> {
     pos: &'a Position,
     k: usize,
     max_nodes: u64,
+    /// Lemmas present elsewhere than the job's level when the level started.
+    below: usize,
 }
 
 impl Job<'_> {
     /// Runs the job unless lemmas decide it, the log shows it tried in vain with
-    /// as many lemmas, or another worker holds it. A proved job's lemmas are written
-    /// and added to `lemmas`; returns how it ended, the nodes spent and, when
-    /// proved, its certificate.
+    /// as many lemmas below, or another worker holds it. The lemmas of what it
+    /// proves are written and added to `lemmas`; returns how it ended, the nodes
+    /// spent and, when the value is proved, its certificate.
     fn run(
         &self,
-        values: &crate::probe::ValueTables,
+        values: &ValueTables,
         lemmas: &RwLock<Lemmas>,
         log: &Log,
         job_opts: &ProveOptions,
         opts: &JobOptions,
     ) -> Result<(JobResult, u64, Option<Certificate>), ProveError> {
         let pos = self.pos;
-        let present = {
-            let l = lemmas.read().expect("not poisoned");
-            if let Some(v) = known(&l, pos) {
-                return Ok((JobResult::Known(v), 0, None));
-            }
-            l.len()
-        };
-        if log.tried(pos, self.k, self.max_nodes, present) {
+        if let Some(v) = known(&lemmas.read().expect("not poisoned"), pos) {
+            return Ok((JobResult::Known(v), 0, None));
+        }
+        if log.tried(pos, self.k, self.max_nodes, self.below) {
             return Ok((JobResult::TriedBefore, 0, None));
         }
         let io = |source| {
@@ -480,31 +492,120 @@ impl Job<'_> {
             return Ok((JobResult::Claimed, 0, None));
         };
         let t = Instant::now();
-        // The search reads a snapshot: the lemmas of siblings proved meanwhile
+        // The searches read a snapshot: the lemmas of siblings proved meanwhile
         // serve the next jobs.
         let snapshot = lemmas.read().expect("not poisoned").clone();
-        let outcome = prove_over((values, &snapshot), pos, job_opts, &|_| {});
-        let (result, nodes, cert) = match outcome {
-            Ok((cert, searches)) => {
-                let mut written = Vec::new();
-                for l in cert.split_lemmas() {
-                    written.push(l.write_lemma(&opts.lemmas)?);
-                }
-                let mut all = lemmas.write().expect("not poisoned");
-                for l in written {
-                    all.add(l);
-                }
-                let v = cert.proves.value().expect("prove proves a value");
-                let nodes = searches.iter().map(|s| s.nodes).sum();
-                (JobResult::Proved(v), nodes, Some(cert))
-            }
-            Err(ProveError::Undecided { nodes, .. }) => (JobResult::Undecided, nodes, None),
-            Err(e) => return Err(e),
+        let done = establish((values, &snapshot), pos, job_opts, &opts.lemmas)?;
+        let mut written = Vec::new();
+        for l in &done.lemmas {
+            written.push(l.write_lemma(&opts.lemmas)?);
+        }
+        let result = match (&done.value, written.first()) {
+            (Some(c), _) => JobResult::Proved(c.proves.value().expect("a value")),
+            (None, Some(l)) => JobResult::Partly(l.side, l.claim),
+            (None, None) => JobResult::Undecided,
         };
-        log.append(self, present, result, nodes, t.elapsed().as_secs_f64())
-            .map_err(io)?;
-        Ok((result, nodes, cert))
+        {
+            let mut all = lemmas.write().expect("not poisoned");
+            for l in written {
+                all.add(l);
+            }
+        }
+        log.append(
+            self,
+            self.below,
+            result,
+            done.nodes,
+            t.elapsed().as_secs_f64(),
+        )
+        .map_err(io)?;
+        Ok((result, done.nodes, done.value))
     }
+}
+
+/// What a job's searches establish.
+struct Established {
+    /// The value's certificate, once the claims known decide it.
+    value: Option<Certificate>,
+    /// A lemma for each search that decided.
+    lemmas: Vec<Certificate>,
+    /// Search nodes spent.
+    nodes: u64,
+}
+
+/// Runs the searches `pos` still needs, one after the other: "does the side to
+/// move win?", then "does the other side win?", each unless a lemma answers it,
+/// the second not after a win. Each decided search is a lemma; the value follows
+/// from them and the lemmas of `pos` already in `dir`.
+fn establish(
+    (values, lemmas): (&ValueTables, &Lemmas),
+    pos: &Position,
+    opts: &ProveOptions,
+    dir: &Path,
+) -> Result<Established, ProveError> {
+    let k = opts.max_table_stones;
+    let me = pos.turn();
+    let stop = AtomicBool::new(false);
+    let mut graphs = Vec::new();
+    let mut nodes = 0;
+    for attacker in [me, me.other()] {
+        if lemmas.attacker_wins(attacker, pos).is_some() {
+            continue;
+        }
+        let out = search(
+            (values, lemmas),
+            pos,
+            attacker,
+            opts.limits,
+            None,
+            &stop,
+            &|_| {},
+        )?;
+        nodes += out.nodes;
+        if let Some(g) = out.graph {
+            let win = g.claim == Claim::Win;
+            graphs.push(g);
+            if win {
+                break;
+            }
+        }
+    }
+    let new: Vec<Certificate> = graphs
+        .iter()
+        .map(|g| certificate(pos, Proves::Lemma(g.side, g.claim), k, values, vec![g]))
+        .collect();
+    // The value: a win proved here, or each side's "does not lose", proved here or
+    // by a lemma of `pos`.
+    let value = if let Some(g) = graphs.iter().find(|g| g.claim == Claim::Win) {
+        let v = if g.side == me { Wdl::Win } else { Wdl::Loss };
+        Some(certificate(pos, Proves::Value(v), k, values, vec![g]))
+    } else {
+        let mut halves = Vec::new();
+        for side in [me, me.other()] {
+            if let Some(c) = new
+                .iter()
+                .find(|c| c.proves == Proves::Lemma(side, Claim::NotLose))
+            {
+                halves.push(c.clone());
+            } else if let Some(l) = lemmas
+                .at(pos)
+                .iter()
+                .find(|l| l.side == side && l.claim == Claim::NotLose)
+            {
+                halves.push(Certificate::read(&dir.join(l.file_name()))?);
+            }
+        }
+        if halves.len() == 2 {
+            Certificate::join_lemmas(Wdl::Draw, halves)
+        } else {
+            None
+        }
+    };
+    Ok(Established {
+        value,
+        lemmas: new,
+        nodes,
+    })
 }
 
 /// The certificate of `root`'s value composed from its own lemmas in `dir` (one

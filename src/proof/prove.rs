@@ -202,7 +202,7 @@ pub(super) fn prove_over(
     let k = table_stones(pos, opts)?;
     let searches = run_searches(values, lemmas, pos, opts, progress)?;
     let (value, graphs) = decide(&searches, pos.turn(), opts.checkpoint.is_some())?;
-    let certificate = certificate(pos, value, k, values, graphs);
+    let certificate = certificate(pos, Proves::Value(value), k, values, graphs);
     let searches = searches
         .into_iter()
         .map(|s| SearchOutcome { graph: None, ..s })
@@ -324,11 +324,11 @@ fn decide(
     })
 }
 
-/// The certificate of `value` at `pos` from its proofs, with table leaves of at most
+/// The certificate of `proves` (a value, or a lemma's claim) at `pos` from its proofs, with table leaves of at most
 /// `k` stones, naming the tables loaded.
-fn certificate(
+pub(super) fn certificate(
     pos: &Position,
-    value: Wdl,
+    proves: Proves,
     k: usize,
     values: &ValueTables,
     graphs: Vec<&ProofGraph>,
@@ -355,7 +355,7 @@ fn certificate(
         .collect();
     Certificate {
         root: *pos,
-        proves: Proves::Value(value),
+        proves,
         max_table_stones: k as u8,
         tables: values.checksums().to_vec(),
         parts,

@@ -425,8 +425,9 @@ struct JobLine {
     jobs: usize,
     position: String,
     result: &'static str,
+    /// The value, or for `partly` the claim proved.
     #[serde(skip_serializing_if = "Option::is_none")]
-    value: Option<&'static str>,
+    value: Option<String>,
     nodes: u64,
     seconds: f64,
     level_proved: usize,
@@ -438,13 +439,13 @@ struct JobLine {
 
 impl fmt::Display for JobLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.value {
+        let what = match &self.value {
             Some(v) => format!("{} {v}", self.result),
             None => self.result.to_string(),
         };
         write!(
             f,
-            "ply {} {:>5}/{:<5} {what:<13} {:>9} nodes {:>7.2} s  {}  | level: {} proved, {} undecided | run: {} nodes, {:.0} nodes/s, peak {}",
+            "ply {} {:>5}/{:<5} {what:<27} {:>9} nodes {:>7.2} s  {}  | level: {} proved, {} undecided | run: {} nodes, {:.0} nodes/s, peak {}",
             self.ply,
             self.done,
             self.jobs,
@@ -547,11 +548,18 @@ pub fn prove_jobs_command(a: ProveJobsArgs, json: bool) -> Result<()> {
                 s.4 += nodes;
                 match result {
                     fanotb::JobResult::Proved(_) | fanotb::JobResult::Known(_) => s.2 += 1,
-                    fanotb::JobResult::Undecided | fanotb::JobResult::TriedBefore => s.3 += 1,
+                    fanotb::JobResult::Partly(..)
+                    | fanotb::JobResult::Undecided
+                    | fanotb::JobResult::TriedBefore => s.3 += 1,
                     _ => {}
                 }
                 let value = match result {
-                    fanotb::JobResult::Proved(v) | fanotb::JobResult::Known(v) => Some(v.name()),
+                    fanotb::JobResult::Proved(v) | fanotb::JobResult::Known(v) => {
+                        Some(v.name().to_string())
+                    }
+                    fanotb::JobResult::Partly(side, claim) => {
+                        Some(format!("{} {}", side.name(), claim.name()))
+                    }
                     _ => None,
                 };
                 print_line(
