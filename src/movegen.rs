@@ -253,7 +253,7 @@ fn chain_dfs(
 }
 
 /// The distinct results `(us_after, them_after)` of every capture of `us`: by
-/// capturing stone, then sorted.
+/// capturing stone, each stone's in the order its chains are walked.
 pub(crate) fn capture_results(board: &Board, us: u64, them: u64, out: &mut Vec<(u64, u64)>) {
     capture_results_of(board, capturers(board, us, them), us, them, out);
 }
@@ -269,14 +269,17 @@ pub(crate) fn capture_results_of(
     out.clear();
     for s in bits(caps) {
         let first = out.len();
-        let mut push = |_: &[Step], u, t| out.push((u, t));
-        chain_dfs(board, s, None, 1 << s, us, them, &mut (), &mut push);
         // Two stones never reach the same result (a chain ends on a point that
         // was empty, so the stones after it tell which stone moved): only one
-        // stone's results can repeat, and they are sorted alone, side by side.
-        out[first..].sort_unstable();
+        // stone's results can repeat, and a stone has few, so a scan of them keeps
+        // each once for less than sorting them would cost.
+        let mut push = |_: &[Step], u, t| {
+            if !out[first..].contains(&(u, t)) {
+                out.push((u, t));
+            }
+        };
+        chain_dfs(board, s, None, 1 << s, us, them, &mut (), &mut push);
     }
-    out.dedup();
 }
 
 impl Position {
