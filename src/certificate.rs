@@ -540,7 +540,7 @@ fn parse_payload(b: &[u8], version: u32) -> Result<Certificate, String> {
     let mut tables = Vec::new();
     for _ in 0..n_tables {
         let (us, them) = (r.u8()?, r.u8()?);
-        if us == 0 || them == 0 || (us + them) as usize > board.points() {
+        if us == 0 || them == 0 || us as usize + them as usize > board.points() {
             return Err(format!("table signature {us}v{them}"));
         }
         let sig = Signature::new(us, them);

@@ -14,7 +14,7 @@ use std::time::Instant;
 use super::lemmas::Lemmas;
 use super::prove::{ProveError, ProveOptions, certificate, prepare_tables};
 use super::search::search;
-use crate::certificate::{Certificate, CertificateError, Claim, Proves};
+use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves};
 use crate::position::{Color, Position};
 use crate::probe::ValueTables;
 use crate::value::Wdl;
@@ -494,8 +494,9 @@ impl Job<'_> {
         let t = Instant::now();
         // The searches read a snapshot: the lemmas of siblings proved meanwhile
         // serve the next jobs.
-        let snapshot = lemmas.read().expect("not poisoned").clone();
-        let done = establish((values, &snapshot), pos, job_opts, &opts.lemmas)?;
+        let mut snapshot = lemmas.read().expect("not poisoned").clone();
+        let own = snapshot.remove(pos);
+        let done = establish((values, &snapshot), (pos, &own), job_opts, &opts.lemmas)?;
         let mut written = Vec::new();
         for l in &done.lemmas {
             written.push(l.write_lemma(&opts.lemmas)?);
@@ -536,10 +537,11 @@ struct Established {
 /// Runs the searches `pos` still needs, one after the other: "does the side to
 /// move win?", then "does the other side win?", each unless a lemma answers it,
 /// the second not after a win. Each decided search is a lemma; the value follows
-/// from them and the lemmas of `pos` already in `dir`.
+/// from them and the lemmas of `pos` already in `dir`, `own` (left out of
+/// `lemmas`, the searches' leaves).
 fn establish(
     (values, lemmas): (&ValueTables, &Lemmas),
-    pos: &Position,
+    (pos, own): (&Position, &[LemmaRef]),
     opts: &ProveOptions,
     dir: &Path,
 ) -> Result<Established, ProveError> {
@@ -549,7 +551,11 @@ fn establish(
     let mut graphs = Vec::new();
     let mut nodes = 0;
     for attacker in [me, me.other()] {
-        if lemmas.attacker_wins(attacker, pos).is_some() {
+        // A lemma of `pos` already answers "does the attacker win?".
+        let answered = own
+            .iter()
+            .any(|l| l.serves(attacker, Claim::Win) || l.side == attacker.other());
+        if answered {
             continue;
         }
         let out = search(
@@ -587,8 +593,7 @@ fn establish(
                 .find(|c| c.proves == Proves::Lemma(side, Claim::NotLose))
             {
                 halves.push(c.clone());
-            } else if let Some(l) = lemmas
-                .at(pos)
+            } else if let Some(l) = own
                 .iter()
                 .find(|l| l.side == side && l.claim == Claim::NotLose)
             {

@@ -153,10 +153,11 @@ pub fn prove(
     let t0 = Instant::now();
     let (values, tables) = prepare_tables(dir, pos, opts, table_report)?;
     let table_seconds = t0.elapsed().as_secs_f64();
-    let lemmas = match &opts.lemmas {
+    let mut lemmas = match &opts.lemmas {
         Some(d) => Lemmas::load(d, pos.board())?,
         None => Lemmas::none(),
     };
+    lemmas.remove(pos);
     let t1 = Instant::now();
     let (certificate, searches) = prove_over((&values, &lemmas), pos, opts, progress)?;
     Ok(Proved {
