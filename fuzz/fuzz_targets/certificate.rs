@@ -1,6 +1,6 @@
 //! The certificate reader and checker: any bytes offered as a proof certificate are
 //! refused with a clear error or accepted, and an accepted one states the true
-//! value. The truth comes from tables of every material on 3x3 (any 3x3 root) and
+//! value (or, for a lemma, a true claim). The truth comes from tables of every material on 3x3 (any 3x3 root) and
 //! of up to 3 stones on tsivy (tsivy roots that small): a certificate of another
 //! root can only be checked for not panicking.
 #![no_main]
@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use fanotb::{Board, CheckOptions, Rules, Signature, Tablebase, check_proof};
+use fanotb::{Board, CheckOptions, Claim, Proves, Rules, Signature, Tablebase, Wdl, check_proof};
 use libfuzzer_sys::fuzz_target;
 
 /// The table directory, built once per process, and the tables opened on it.
@@ -39,7 +39,21 @@ fuzz_target!(|bytes: &[u8]| {
                 root.board().points() == 9 || (root.white() | root.black()).count_ones() <= 3;
             if small {
                 let truth = tb.value(&root, Rules::PLAIN).unwrap();
-                assert_eq!(report.value, truth, "accepted a false value for {root}");
+                match report.proves {
+                    Proves::Value(v) => assert_eq!(v, truth, "accepted a false value for {root}"),
+                    Proves::Lemma(side, claim) => {
+                        let for_side = if side == root.turn() {
+                            truth
+                        } else {
+                            truth.flipped()
+                        };
+                        let holds = match claim {
+                            Claim::Win => for_side == Wdl::Win,
+                            Claim::NotLose => for_side != Wdl::Loss,
+                        };
+                        assert!(holds, "accepted a false lemma for {root}");
+                    }
+                }
             }
         }
     }

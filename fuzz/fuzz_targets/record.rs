@@ -8,7 +8,10 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
     if let Ok(record) = text.parse::<Record>() {
-        let again: Record = record.to_string().parse().expect("printed records read back");
+        let again: Record = record
+            .to_string()
+            .parse()
+            .expect("printed records read back");
         assert_eq!(again, record);
         if let Ok(game) = record.replay() {
             let _ = game.end();
