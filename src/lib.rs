@@ -131,21 +131,32 @@
 //! search with table leaves, and writes the proof as a [`Certificate`] that
 //! [`check_proof`] verifies from the rules and the tables alone (`docs/PROOF.md`).
 //! ```
-//! use fanotb::{Board, CheckOptions, Limits, Position, ProveOptions, Wdl, check_proof, prove};
+//! use fanotb::{Board, CheckOptions, Limits, Position, ProveOptions, Proves, Wdl, check_proof, prove};
 //! let dir = tempfile::tempdir()?;
 //! let mut opts = ProveOptions::default();
 //! opts.max_table_stones = 4;
 //! let start = Position::start(Board::get(3, 3)?);
 //! let proved = prove(dir.path(), &start, &opts, |_| {}, &|_| {})?;
-//! assert_eq!(proved.certificate.value, Wdl::Win); // White wins the 3x3 start
+//! assert_eq!(proved.certificate.proves, Proves::Value(Wdl::Win)); // White wins the 3x3 start
 //! let file = dir.path().join("3x3.fnproof");
 //! proved.certificate.write(&file)?;
 //! let checked = check_proof(&file, dir.path(), &CheckOptions::default())?;
-//! assert_eq!((checked.value, checked.positions), (Wdl::Win, 6));
+//! assert_eq!((checked.proves, checked.positions), (Proves::Value(Wdl::Win), 6));
 //! // The same, with every entry of the tables it names re-derived from the rules:
 //! let mut strict = CheckOptions::default();
 //! strict.verify_tables = true;
 //! assert!(check_proof(&file, dir.path(), &strict)?.tables_verified);
+//! // A proof in pieces: each proof a lemma, named by its checksum, in a lemma
+//! // directory that later searches and the checker read (`prove_jobs` runs whole
+//! // levels of such jobs).
+//! let lemmas = dir.path().join("lemmas");
+//! for lemma in proved.certificate.split_lemmas() {
+//!     let named = lemma.write_lemma(&lemmas)?;
+//!     let mut with = CheckOptions::default();
+//!     with.lemmas = Some(lemmas.clone());
+//!     let alone = check_proof(&lemmas.join(named.file_name()), dir.path(), &with)?;
+//!     assert_eq!(alone.proves, Proves::Lemma(named.side, named.claim));
+//! }
 //! # let _ = Limits::default();
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
