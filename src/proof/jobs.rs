@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
-use super::lemmas::Lemmas;
+use super::lemmas::{Lemmas, answers};
 use super::prove::{ProveError, ProveOptions, certificate, prepare_tables};
 use super::search::search;
 use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves};
@@ -552,10 +552,7 @@ fn establish(
     let mut nodes = 0;
     for attacker in [me, me.other()] {
         // A lemma of `pos` already answers "does the attacker win?".
-        let answered = own
-            .iter()
-            .any(|l| l.serves(attacker, Claim::Win) || l.side == attacker.other());
-        if answered {
+        if answers(own, attacker).is_some() {
             continue;
         }
         let out = search(

@@ -113,14 +113,7 @@ impl Lemmas {
     /// What the lemmas settle of "does `attacker` win at `pos`?": yes when one
     /// proves its win, no when one proves the other side does not lose.
     pub(super) fn attacker_wins(&self, attacker: Color, pos: &Position) -> Option<bool> {
-        let at = self.at(pos);
-        if at.iter().any(|l| l.serves(attacker, Claim::Win)) {
-            Some(true)
-        } else if at.iter().any(|l| l.side == attacker.other()) {
-            Some(false)
-        } else {
-            None
-        }
+        answers(self.at(pos), attacker)
     }
 
     /// What the lemmas settle of "does `side` make its claim (a win, or not
@@ -145,5 +138,17 @@ impl Lemmas {
         at.iter()
             .any(|l| l.serves(side.other(), dual))
             .then_some(Err(()))
+    }
+}
+
+/// What lemmas of one position settle of "does `attacker` win there?": yes when one
+/// proves its win, no when one proves the other side does not lose.
+pub(super) fn answers(at: &[LemmaRef], attacker: Color) -> Option<bool> {
+    if at.iter().any(|l| l.serves(attacker, Claim::Win)) {
+        Some(true)
+    } else if at.iter().any(|l| l.side == attacker.other()) {
+        Some(false)
+    } else {
+        None
     }
 }
