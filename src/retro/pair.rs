@@ -15,7 +15,7 @@ use crate::movegen::{capturers, for_each_paika, has_capture};
 use crate::table::{BLESSED, CURSED, Decoded, Stats, Table, TableError, TableKind, code_wdl};
 use crate::value::Wdl;
 
-use super::capture::CaptureBatch;
+use super::capture::{CaptureBatch, prefetch};
 use super::options::{GenerateError, Options, Stage};
 use super::smaller::load_smaller_tables;
 
@@ -377,6 +377,13 @@ impl Pair {
         }
     }
 
+    /// Notifies the entries `locals` of side `o` held here.
+    fn notify_all(&self, o: usize, locals: &[u64], lost: bool, next: u16) {
+        for &local in locals {
+            self.notify_local(o, local, lost, next);
+        }
+    }
+
     /// Un-moves every entry of side `t` decided at depth `level` and notifies its
     /// predecessors held here. Returns whether there was any, and the predecessors
     /// held elsewhere.
@@ -402,8 +409,8 @@ impl Pair {
             .enumerate()
             .map(|(c, chunk)| (chunks.start + c, chunk))
             .fold(
-                || (false, Vec::new(), Vec::new()),
-                |(mut any, mut remote, mut preds), (c, chunk)| {
+                || (false, Vec::new(), Vec::new(), Vec::new()),
+                |(mut any, mut remote, mut preds, mut pending), (c, chunk)| {
                     if self.marks[t][c].load(Relaxed) & bit != 0 {
                         let first = self.first[t] + (c * CHUNK) as u64;
                         for (i, cell) in chunk.iter().enumerate() {
@@ -413,21 +420,31 @@ impl Pair {
                             any = true;
                             let (us, them) = side.unrank(first + i as u64);
                             unmoves(board, us, them, prev, free, &mut preds);
+                            // The predecessors are scattered over the other side's
+                            // states: each is a cache miss, and the locked update of
+                            // `notify` would wait for them one by one. So they are
+                            // prefetched here and notified after the next entry's
+                            // un-moves, by which time they are in the cache.
+                            self.notify_all(o, &pending, lost, next);
+                            pending.clear();
                             for &q in preds.iter() {
                                 match q.wrapping_sub(first_o) {
                                     local if local < held_o => {
-                                        self.notify_local(o, local, lost, next)
+                                        prefetch(&self.states[o][local as usize]);
+                                        pending.push(local);
                                     }
                                     _ => remote.push(q),
                                 }
                             }
                         }
+                        self.notify_all(o, &pending, lost, next);
+                        pending.clear();
                     }
                     bar.inc(chunk.len() as u64);
-                    (any, remote, preds)
+                    (any, remote, preds, pending)
                 },
             )
-            .map(|(any, remote, _)| (any, remote))
+            .map(|(any, remote, _, _)| (any, remote))
             .reduce(
                 || (false, Vec::new()),
                 |(a, mut x), (b, y)| {
