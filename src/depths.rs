@@ -13,7 +13,9 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::limit::Limit;
-use crate::table::{Stats, Table, TableError, TableKind, code_depth, code_limited, fold_weighted};
+use crate::table::{
+    Codes, Stats, Table, TableError, TableKind, code_depth, code_limited, fold_weighted,
+};
 use crate::value::Wdl;
 
 /// Placements by depth, each entry weighted by its symmetry orbit as the header's
@@ -29,7 +31,11 @@ pub struct DepthHistogram {
 
 impl DepthHistogram {
     /// Counts a decoded table.
-    pub(crate) fn count(side: &Indexer, codes: &[u16], limit: Option<Limit>) -> DepthHistogram {
+    pub(crate) fn count(
+        side: &Indexer,
+        codes: &(impl Codes + ?Sized),
+        limit: Option<Limit>,
+    ) -> DepthHistogram {
         DepthHistogram::count_slice(side, 0, codes, limit)
     }
 
@@ -37,7 +43,7 @@ impl DepthHistogram {
     pub(crate) fn count_slice(
         side: &Indexer,
         first: u64,
-        codes: &[u16],
+        codes: &(impl Codes + ?Sized),
         limit: Option<Limit>,
     ) -> DepthHistogram {
         fold_weighted(
@@ -111,7 +117,7 @@ pub(crate) fn histogram(
     if let Some(h) = read_sidecar(path, board, header.sig, kind, checksum, &header.stats) {
         return Ok(h);
     }
-    let h = DepthHistogram::count(&table.idx, &table.file.read_all()?, kind.limit());
+    let h = DepthHistogram::count(&table.idx, &table.file.read_all()?[..], kind.limit());
     if repair {
         write_sidecar(path, board, header.sig, kind, checksum, &h)?;
     }

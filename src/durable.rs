@@ -21,7 +21,14 @@ pub(crate) fn replace_file(
         ));
     }
     let tmp = tmp_path(path);
-    let result = File::create(&tmp).and_then(|mut f| {
+    // Readable too: a writer may read back what it wrote (the table writer's checksum).
+    let create = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp);
+    let result = create.and_then(|mut f| {
         write(&mut f)?;
         f.sync_all()?;
         fs::rename(&tmp, path)

@@ -212,8 +212,8 @@ pub(crate) fn verify_table(
     };
     let own = &tables[&sig];
     let idx = &own.idx;
-    let counted = Stats::count(idx, &own.codes, limit);
-    let depths = sidecar.map(|h| (DepthHistogram::count(idx, &own.codes, limit), h));
+    let counted = Stats::count(idx, &own.codes[..], limit);
+    let depths = sidecar.map(|h| (DepthHistogram::count(idx, &own.codes[..], limit), h));
     let stats_error = if counted != stored_stats {
         Some(format!(
             "header statistics {stored_stats:?}, the entries give {counted:?}"

@@ -10,13 +10,15 @@
 //! whole or not at all: magic `FNPAIR1\n`; the generator revision (u32); width, height, N, M (one byte each); the
 //! next level and the largest stage-1 code (u16 each); the number of sides; per side
 //! its entry count (u64); the smaller tables' whole-file checksums (count u64, then
-//! signature bytes and u64 each); the kind (u8: 0 plain, N for the no-capture limit N, 255 vela); the codes of every side (u16 each), the marks of
-//! every side (u64 each); the xxh3 of everything before it (u64). Little-endian.
+//! signature bytes and u64 each); the kind (u8: 0 plain, N for the no-capture limit N, 255 vela); the state bytes of every side (one an entry);
+//! per side, 0, or 1 followed by its deep bytes (one an entry); the marks of every side
+//! (u64 each); the xxh3 of everything before it (u64). Little-endian.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 use crate::board::Board;
 use crate::bytes::{Hashing, Reader};
@@ -26,7 +28,7 @@ use crate::table::{TableKind, tables_dir};
 const MAGIC: &[u8; 8] = b"FNPAIR1\n";
 /// Bumped whenever the generator's working codes or marks change meaning, so that a
 /// checkpoint of an older generator is not resumed by a newer one.
-const GENERATOR_REVISION: u32 = 2;
+const GENERATOR_REVISION: u32 = 3;
 
 /// Where a pair's checkpoint lives.
 pub(crate) fn path(dir: &Path, board: &Board, kind: TableKind, key: Signature) -> PathBuf {
@@ -94,7 +96,8 @@ pub(crate) fn save(
     path: &Path,
     id: &Identity,
     at: Resume,
-    states: &[Vec<AtomicU16>],
+    states: &[Vec<AtomicU8>],
+    high: &[OnceLock<Vec<AtomicU8>>],
     marks: &[Vec<AtomicU64>],
 ) -> std::io::Result<()> {
     let sizes: Vec<u64> = states.iter().map(|s| s.len() as u64).collect();
@@ -105,13 +108,24 @@ pub(crate) fn save(
         let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
         w.write_all(&prologue(id, at, &sizes))?;
         let mut buf = Vec::with_capacity(SPAN * 8);
-        for side in states {
+        let mut bytes = |w: &mut Hashing<_>, side: &[AtomicU8]| {
             for span in side.chunks(SPAN) {
                 buf.clear();
-                buf.extend(span.iter().flat_map(|c| c.load(Relaxed).to_le_bytes()));
+                buf.extend(span.iter().map(|c| c.load(Relaxed)));
                 w.write_all(&buf)?;
             }
+            std::io::Result::Ok(())
+        };
+        for side in states {
+            bytes(&mut w, side)?;
         }
+        for side in high {
+            w.write_all(&[side.get().is_some() as u8])?;
+            if let Some(h) = side.get() {
+                bytes(&mut w, h)?;
+            }
+        }
+        let mut buf = Vec::with_capacity(SPAN * 8);
         for side in marks {
             for span in side.chunks(SPAN) {
                 buf.clear();
@@ -130,7 +144,8 @@ pub(crate) fn save(
 pub(crate) fn load(
     path: &Path,
     id: &Identity,
-    states: &[Vec<AtomicU16>],
+    states: &[Vec<AtomicU8>],
+    high: &[OnceLock<Vec<AtomicU8>>],
     marks: &[Vec<AtomicU64>],
 ) -> Option<Resume> {
     // Checked before opening: opening a FIFO would block.
@@ -162,13 +177,29 @@ pub(crate) fn load(
         max_init: fields.u16().ok()?,
     };
     let mut buf = vec![0u8; SPAN * 8];
-    for side in states {
+    let mut bytes = |read: &mut dyn FnMut(&mut [u8]) -> Option<()>, side: &[AtomicU8]| {
         for span in side.chunks(SPAN) {
-            let bytes = &mut buf[..span.len() * 2];
+            let bytes = &mut buf[..span.len()];
             read(bytes)?;
-            for (c, b) in span.iter().zip(bytes.chunks_exact(2)) {
-                c.store(u16::from_le_bytes([b[0], b[1]]), Relaxed);
+            for (c, &b) in span.iter().zip(bytes.iter()) {
+                c.store(b, Relaxed);
             }
+        }
+        Some(())
+    };
+    for side in states {
+        bytes(&mut read, side)?;
+    }
+    for (side, h) in states.iter().zip(high) {
+        let mut flag = [0u8];
+        read(&mut flag)?;
+        match flag[0] {
+            0 => {}
+            1 => {
+                let into = h.get_or_init(|| side.iter().map(|_| AtomicU8::new(0)).collect());
+                bytes(&mut read, into)?;
+            }
+            _ => return None,
         }
     }
     for side in marks {
@@ -187,12 +218,27 @@ pub(crate) fn load(
 mod tests {
     use super::*;
 
-    fn arrays(n: usize, seed: u16) -> (Vec<Vec<AtomicU16>>, Vec<Vec<AtomicU64>>) {
-        let states = (0..2)
+    type Arrays = (
+        Vec<Vec<AtomicU8>>,
+        Vec<OnceLock<Vec<AtomicU8>>>,
+        Vec<Vec<AtomicU64>>,
+    );
+
+    /// Two sides of `n` entries; the first with deep bytes when `deep`.
+    fn arrays(n: usize, seed: u8, deep: bool) -> Arrays {
+        let bytes = |s: usize, k: usize| -> Vec<AtomicU8> {
+            (0..n)
+                .map(|i| AtomicU8::new(seed ^ (i * k + s) as u8))
+                .collect()
+        };
+        let states = (0..2).map(|s| bytes(s, 7)).collect();
+        let high = (0..2)
             .map(|s| {
-                (0..n)
-                    .map(|i| AtomicU16::new(seed ^ (i * 7 + s) as u16))
-                    .collect()
+                let h = OnceLock::new();
+                if deep && s == 0 {
+                    h.set(bytes(s, 3)).unwrap();
+                }
+                h
             })
             .collect();
         let marks = (0..2)
@@ -202,13 +248,17 @@ mod tests {
                     .collect()
             })
             .collect();
-        (states, marks)
+        (states, high, marks)
     }
 
-    fn values(a: &(Vec<Vec<AtomicU16>>, Vec<Vec<AtomicU64>>)) -> (Vec<u16>, Vec<u64>) {
+    type Values = (Vec<u8>, Vec<Option<Vec<u8>>>, Vec<u64>);
+
+    fn values(a: &Arrays) -> Values {
+        let load = |v: &Vec<AtomicU8>| v.iter().map(|c| c.load(Relaxed)).collect::<Vec<_>>();
         (
-            a.0.iter().flatten().map(|c| c.load(Relaxed)).collect(),
-            a.1.iter().flatten().map(|c| c.load(Relaxed)).collect(),
+            a.0.iter().flat_map(load).collect(),
+            a.1.iter().map(|h| h.get().map(load)).collect(),
+            a.2.iter().flatten().map(|c| c.load(Relaxed)).collect(),
         )
     }
 
@@ -224,36 +274,45 @@ mod tests {
             deps: &deps,
         };
         let path = path(dir.path(), board, TableKind::Plain, id.key);
-        let saved = arrays(100_000, 0x5a5a);
+        let saved = arrays(100_000, 0x5a, true);
         let at = Resume {
             level: 17,
             max_init: 3,
         };
-        save(&path, &id, at, &saved.0, &saved.1).unwrap();
+        save(&path, &id, at, &saved.0, &saved.1, &saved.2).unwrap();
+        let load_into = |into: &Arrays, id: &Identity| load(&path, id, &into.0, &into.1, &into.2);
 
-        let into = arrays(100_000, 0);
-        assert_eq!(load(&path, &id, &into.0, &into.1), Some(at));
+        let into = arrays(100_000, 0, false);
+        assert_eq!(load_into(&into, &id), Some(at));
         assert_eq!(values(&into), values(&saved));
+        // Without deep bytes: none come back.
+        let plain = arrays(100_000, 0x33, false);
+        save(&path, &id, at, &plain.0, &plain.1, &plain.2).unwrap();
+        let into = arrays(100_000, 0, false);
+        assert_eq!(load_into(&into, &id), Some(at));
+        assert_eq!(values(&into), values(&plain));
+        assert!(into.1.iter().all(|h| h.get().is_none()));
+        save(&path, &id, at, &saved.0, &saved.1, &saved.2).unwrap();
         // Another build: other smaller tables, or other sizes.
         let other = [(Signature::new(1, 2), 78)];
         let id2 = Identity { deps: &other, ..id };
-        assert_eq!(load(&path, &id2, &into.0, &into.1), None);
+        assert_eq!(load_into(&into, &id2), None);
         let id3 = Identity {
             kind: TableKind::Limit(crate::limit::Limit::new(60).unwrap()),
             ..id
         };
-        assert_eq!(load(&path, &id3, &into.0, &into.1), None);
-        let small = arrays(99_999, 0);
-        assert_eq!(load(&path, &id, &small.0, &small.1), None);
+        assert_eq!(load_into(&into, &id3), None);
+        let small = arrays(99_999, 0, false);
+        assert_eq!(load_into(&small, &id), None);
         // Damaged anywhere, or cut short: refused.
         let good = std::fs::read(&path).unwrap();
         for at in [9, 40, good.len() / 2, good.len() - 1] {
             let mut bad = good.clone();
             bad[at] ^= 1;
             std::fs::write(&path, &bad).unwrap();
-            assert_eq!(load(&path, &id, &into.0, &into.1), None, "byte {at}");
+            assert_eq!(load_into(&into, &id), None, "byte {at}");
         }
         std::fs::write(&path, &good[..good.len() - 8]).unwrap();
-        assert_eq!(load(&path, &id, &into.0, &into.1), None);
+        assert_eq!(load_into(&into, &id), None);
     }
 }

@@ -31,8 +31,8 @@ use crate::durable::{DirLock, remove_tmp_files};
 use crate::index::{Indexer, Signature};
 use crate::sys::{pair_peak, reset_peak_rss};
 use crate::table::{
-    BLOCK_ENTRIES, Decoded, Stats, TableError, TableKind, compress_blocks, table_path, tables_dir,
-    write_blocks,
+    BLOCK_ENTRIES, Codes, Decoded, Stats, TableError, TableKind, compress_blocks, table_path,
+    tables_dir, write_blocks,
 };
 
 /// How the ranks get the smaller tables a pair's captures lead to.
@@ -266,7 +266,7 @@ fn build_pair(
             .collect(),
         sent: RefCell::new(vec![0]),
     };
-    let local_max = pair.initialise(&deps, opts);
+    let local_max = pair.initialise(key, &deps, opts)?;
     drop(deps);
     let mut max_init = 0u16;
     world.all_reduce_into(&local_max, &mut max_init, SystemOperation::max());
@@ -279,8 +279,8 @@ fn build_pair(
         let first = slice_start(&side, rank, ranks);
         let stats = Stats::count_slice(&side, first, &codes);
         let depths = DepthHistogram::count_slice(&side, first, &codes, None);
-        let blocks = to_blocks(world, &side, first, codes)?;
-        let streams = compress_blocks(&blocks, None);
+        let blocks = to_blocks(world, &side, first, codes.to_vec())?;
+        let streams = compress_blocks(&blocks[..], None);
         drop(blocks);
         let stats = gather_stats(world, stats);
         let depths = gather_depths(world, &depths)?;

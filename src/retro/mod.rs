@@ -12,7 +12,8 @@
 //!    at d decrements the predecessor's counter, and the last one makes it a loss at
 //!    d + 1 (the slowest). Whatever is undecided at the end is a draw.
 //!
-//! Working memory: one `u16` per entry of the pair, plus the decoded smaller tables.
+//! Working memory: one state byte per entry of the pair (a code, or a counter; codes
+//! from 125 on take a deep byte beside it), plus the decoded smaller tables.
 //!
 //! Rule-aware tables (a no-capture limit N) are built the same way: within a pair
 //! every move is a paika, so the counter only grows, and a capture leaves the pair at
@@ -51,7 +52,7 @@ use crate::board::Board;
 use crate::depths::{DepthHistogram, write_sidecar};
 use crate::durable::{DirLock, remove_tmp_files};
 use crate::index::Signature;
-use crate::table::{TableError, TableKind, table_path, tables_dir, write_table};
+use crate::table::{Codes, TableError, TableKind, table_path, tables_dir, write_table};
 
 use self::options::{Stage, check_targets, thread_count};
 use self::pair::solve_pair;

@@ -64,9 +64,10 @@ pub enum GenerateError {
         /// The board, as `WxH`.
         board: String,
     },
-    /// A depth above 32765 plies, more than the table format stores; holds the pair's
-    /// smaller-first signature.
-    #[error("depth overflow in {0}: a depth above 32765 plies")]
+    /// A depth above 635 plies, more than the generator's working state holds (or a
+    /// position with more than 127 paika successors, which no buildable table has);
+    /// holds the pair's smaller-first signature.
+    #[error("depth overflow in {0}: a depth above 635 plies")]
     DepthOverflow(Signature),
     /// The largest pair would need more memory than the system has available.
     #[error(

@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -12,7 +13,9 @@ use super::checkpoint::{self as pair_checkpoint, Resume};
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::movegen::{capturers, for_each_paika, has_capture};
-use crate::table::{BLESSED, CURSED, Decoded, Stats, Table, TableError, TableKind, code_wdl};
+use crate::table::{
+    BLESSED, CURSED, Codes, Decoded, Stats, Table, TableError, TableKind, code_wdl, packed_wdl,
+};
 use crate::value::Wdl;
 
 use super::capture::{CaptureBatch, prefetch};
@@ -22,14 +25,25 @@ use super::smaller::load_smaller_tables;
 /// Entries per unit of parallel work.
 pub(super) const CHUNK: usize = 1 << 14;
 
-/// An entry that is an image of a smaller canonical entry.
-pub(super) const REDUNDANT: u16 = 0x7fff;
+/// The state byte of an entry that is an image of a smaller canonical entry.
+const REDUNDANT: u8 = 0x7f;
 
-/// Undecided entry: this bit plus the number of successors not yet known to be wins.
-pub(super) const UNDECIDED: u16 = 0x8000;
+/// The state byte of an undecided entry: this bit plus the number of successors not
+/// yet known to be wins (at most 8 a stone, so far below 128 on every buildable
+/// table; `initialise` checks).
+const UNDECIDED: u8 = 0x80;
 
-pub(super) type Solved = (Indexer, Vec<u16>, Stats);
+/// The first code held in two parts: a code `c` at or above it has the state byte
+/// `DEEP + (c - DEEP) % 2` and the deep byte `(c - DEEP) / 2`. Below it the state byte
+/// is the code. Plain tables rarely go that deep (4v4 does, to 137 plies), so the deep
+/// bytes are allocated for a side only when it first needs them, and then only the
+/// pages written take memory.
+const DEEP: u16 = 0x7d;
 
+pub(super) type Solved = (Indexer, Narrow, Stats);
+
+/// Solves a pair; returns its sides, the pair's memory bound, and the level it
+/// resumed at.
 pub(super) fn solve_pair(
     dir: &Path,
     board: &'static Board,
@@ -41,7 +55,14 @@ pub(super) fn solve_pair(
     let kind = opts.kind;
     let (deps, sums) = load_smaller_tables(dir, board, kind, &sigs)?;
     let pair = Pair::new(board, &sigs, kind);
-    let bound = memory_bound(&pair.sides, deps.values(), kind.limit().is_some());
+    let bound = memory_bound(
+        &pair.sides.iter().map(Indexer::size).collect::<Vec<_>>(),
+        pair.sides.iter().map(Indexer::heap_bytes).sum(),
+        deps.values()
+            .map(|d| 2 * d.codes.len() as u64 + d.idx.heap_bytes())
+            .sum(),
+        kind.limit().is_some(),
+    );
     let id = pair_checkpoint::Identity {
         board,
         key,
@@ -49,13 +70,13 @@ pub(super) fn solve_pair(
         deps: &sums,
     };
     let ckpt = pair_checkpoint::path(dir, board, kind, key);
-    let resumed = pair_checkpoint::load(&ckpt, &id, &pair.states, &pair.marks);
+    let resumed = pair_checkpoint::load(&ckpt, &id, &pair.states, &pair.high, &pair.marks);
     let from = match resumed {
         Some(at) => at,
         // Stage 1 sets every code and every mark, whatever a failed load left.
         None => Resume {
             level: 0,
-            max_init: pair.initialise(&deps, opts),
+            max_init: pair.initialise(key, &deps, opts)?,
         },
     };
     drop(deps);
@@ -72,7 +93,8 @@ pub(super) fn solve_pair(
         let every = opts.checkpoint_every.unwrap_or_default();
         if saving && Some(at) != resumed && last_save.elapsed() >= every.max(10 * save_cost) {
             let t = Instant::now();
-            saving = pair_checkpoint::save(&ckpt, &id, at, &pair.states, &pair.marks).is_ok();
+            saving = pair_checkpoint::save(&ckpt, &id, at, &pair.states, &pair.high, &pair.marks)
+                .is_ok();
             (last_save, save_cost) = (Instant::now(), t.elapsed());
         }
         Ok(())
@@ -95,37 +117,71 @@ pub(super) fn mark_cursed(
     dir: &Path,
     board: &'static Board,
     side: &Indexer,
-    codes: &mut [u16],
+    codes: &mut Narrow,
 ) -> Result<(), GenerateError> {
     let sig = side.signature();
     let plain = Table::open(dir, board, TableKind::Plain, sig)?.file;
     let values = plain.read_values()?;
-    let wrong = codes.par_iter_mut().enumerate().find_map_any(|(i, c)| {
+    let wrong = (0..codes.len()).into_par_iter().find_any(|&i| {
         let p = crate::table::packed_wdl(&values, i).expect("read_values checks the bits");
-        match (code_wdl(*c), p) {
-            (Wdl::Draw, Wdl::Win) => *c = CURSED,
-            (Wdl::Draw, Wdl::Loss) => *c = BLESSED,
-            (w, p) if w != Wdl::Draw && w != p => return Some(i),
-            _ => {}
-        }
-        None
+        let w = code_wdl(codes.code(i));
+        w != Wdl::Draw && w != p
     });
     match wrong {
         Some(i) => Err(TableError::Corrupt {
             path: plain.path().into(),
             what: format!(
                 "entry {i} is not a {}, as the rule-aware tables show",
-                code_wdl(codes[i]).name()
+                code_wdl(codes.code(i)).name()
             ),
         }
         .into()),
-        None => Ok(()),
+        None => {
+            codes.plain = Some(values);
+            Ok(())
+        }
     }
 }
 
-/// The working state of a signature pair: one code per entry of each side, and per
-/// chunk of entries the depths decided in it (bit min(depth, 63)), so that a level
-/// visits only the chunks that hold entries of that depth.
+/// A solved side's codes, as the generator holds them: a state byte an entry and
+/// the deep bytes, read as `u16` codes one at a time (never widened whole, so that
+/// writing takes no more memory than solving). A rule-aware side also holds its
+/// plain values, whose wins and losses make its draws cursed and blessed.
+pub(crate) struct Narrow {
+    low: Vec<AtomicU8>,
+    high: Option<Vec<AtomicU8>>,
+    deep: u16,
+    plain: Option<Vec<u8>>,
+}
+
+impl Codes for Narrow {
+    fn len(&self) -> usize {
+        self.low.len()
+    }
+
+    #[inline]
+    fn code(&self, i: usize) -> u16 {
+        match decode(
+            self.deep,
+            self.low[i].load(Relaxed),
+            self.high.as_deref(),
+            i,
+        ) {
+            0 => match self.plain.as_ref().map(|p| packed_wdl(p, i)) {
+                Some(Some(Wdl::Win)) => CURSED,
+                Some(Some(Wdl::Loss)) => BLESSED,
+                _ => 0,
+            },
+            c => c,
+        }
+    }
+}
+
+/// The working state of a signature pair: one state byte per entry of each side
+/// (a code, or a count of undecided successors; deep bytes beside it for the codes
+/// from `DEEP` on), and per chunk of entries the depths decided in it (bit
+/// min(depth, 63)), so that a level visits only the chunks that hold entries of
+/// that depth.
 pub(crate) struct Pair {
     board: &'static Board,
     /// The kind of tables built.
@@ -136,7 +192,11 @@ pub(crate) struct Pair {
     /// Per side, the first entry held here: 0, or in a distributed build the start
     /// of this process's slice (a class boundary).
     pub(crate) first: Vec<u64>,
-    pub(crate) states: Vec<Vec<AtomicU16>>,
+    pub(crate) states: Vec<Vec<AtomicU8>>,
+    /// Per side, its deep bytes, once a code from `deep` on was decided in it.
+    high: Vec<OnceLock<Vec<AtomicU8>>>,
+    /// The first code held in two parts: `DEEP`, lower in a test of the deep bytes.
+    deep: u16,
     marks: Vec<Vec<AtomicU64>>,
 }
 
@@ -185,7 +245,7 @@ impl Pair {
         let ranges: Vec<_> = sides.iter().map(range).collect();
         let states = ranges
             .iter()
-            .map(|r| r.clone().map(|_| AtomicU16::new(0)).collect())
+            .map(|r| r.clone().map(|_| AtomicU8::new(0)).collect())
             .collect();
         let marks = ranges
             .iter()
@@ -201,9 +261,58 @@ impl Pair {
             vela: sigs.iter().map(|&s| kind.vela_to_move(board, s)).collect(),
             sides,
             first: ranges.iter().map(|r| r.start).collect(),
+            high: ranges.iter().map(|_| OnceLock::new()).collect(),
             states,
+            deep: DEEP,
             marks,
         }
+    }
+
+    /// The largest code the state holds.
+    fn max_code(&self) -> u16 {
+        self.deep + 2 * u8::MAX as u16 + 1
+    }
+
+    /// The state byte of a decided code (at most `max_code`).
+    #[inline]
+    fn low(&self, code: u16) -> u8 {
+        match code.checked_sub(self.deep) {
+            None => code as u8,
+            Some(d) => (self.deep + d % 2) as u8,
+        }
+    }
+
+    /// Side `t`'s deep bytes, allocated zeroed on first use: the allocator's zeroed
+    /// pages take no memory until written.
+    fn high(&self, t: usize) -> &[AtomicU8] {
+        self.high[t].get_or_init(|| {
+            let zeros = std::mem::ManuallyDrop::new(vec![0u8; self.states[t].len()]);
+            let (ptr, len, cap) = (zeros.as_ptr(), zeros.len(), zeros.capacity());
+            // SAFETY: `AtomicU8` has the size, alignment and bit validity of `u8`, so
+            // the allocation of a `Vec<u8>` is one of a `Vec<AtomicU8>` of the same
+            // length and capacity; `zeros` is not used or dropped again.
+            unsafe { Vec::from_raw_parts(ptr as *mut AtomicU8, len, cap) }
+        })
+    }
+
+    /// Records decided code `code` (at most `max_code`) of entry `local` of side `t`
+    /// in its deep byte, when it has one (the state byte is set by the caller).
+    #[inline]
+    fn set_high(&self, t: usize, local: usize, code: u16) {
+        if let Some(d) = code.checked_sub(self.deep) {
+            self.high(t)[local].store((d / 2) as u8, Relaxed);
+        }
+    }
+
+    /// Whether entry `local` of side `t`, of state byte `low`, is decided with `code`.
+    #[inline]
+    fn has_code(&self, t: usize, local: usize, low: u8, code: u16) -> bool {
+        low == self.low(code)
+            && code.checked_sub(self.deep).is_none_or(|d| {
+                self.high[t]
+                    .get()
+                    .is_some_and(|h| h[local].load(Relaxed) == (d / 2) as u8)
+            })
     }
 
     /// The side a paika from side `t` leads to.
@@ -216,9 +325,15 @@ impl Pair {
     /// A vela side to move has no capture: every position of its side counts its
     /// steps.
     /// Returns the largest code decided.
-    pub(crate) fn initialise(&self, deps: &HashMap<Signature, Decoded>, opts: &Options) -> u16 {
+    pub(crate) fn initialise(
+        &self,
+        key: Signature,
+        deps: &HashMap<Signature, Decoded>,
+        opts: &Options,
+    ) -> Result<u16, GenerateError> {
         let board = self.board;
         let max_init = AtomicU64::new(0);
+        let too_many = std::sync::atomic::AtomicBool::new(false);
         for (t, side) in self.sides.iter().enumerate() {
             let bar = Stage::new(opts, side.signature().to_string(), side.size());
             bar.message("captures/counters".into());
@@ -234,12 +349,15 @@ impl Pair {
                     let first = self.first[t] + (c * CHUNK) as u64;
                     let mut local_max = 0;
                     let mut mask = 0u64;
+                    // Codes past `max_code` are kept to the largest, and the largest
+                    // is an error below.
                     let mut decided = |cell: usize, code: u16| {
-                        if code & UNDECIDED == 0 {
-                            mask |= depth_bit(code);
-                            local_max = local_max.max(code);
-                        }
-                        chunk[cell].store(code, Relaxed);
+                        let code = code.min(self.max_code() + 1);
+                        mask |= depth_bit(code);
+                        local_max = local_max.max(code);
+                        let code = code.min(self.max_code());
+                        chunk[cell].store(self.low(code), Relaxed);
+                        self.set_high(t, c * CHUNK + cell, code);
                     };
                     // Only classes with a symmetric stone set hold redundant entries.
                     let mut class = (u64::MAX, false);
@@ -266,14 +384,11 @@ impl Pair {
                             for_each_paika(board, us, them, |u, _, _| succ.push(fixed.index(u)));
                             succ.sort_unstable();
                             succ.dedup();
-                            decided(
-                                cell,
-                                if succ.is_empty() {
-                                    1 // stones but no move: lost in 0
-                                } else {
-                                    UNDECIDED | succ.len() as u16
-                                },
-                            );
+                            match succ.len() {
+                                0 => decided(cell, 1), // stones but no move: lost in 0
+                                n => chunk[cell].store(UNDECIDED | n.min(127) as u8, Relaxed),
+                            }
+                            too_many.fetch_or(succ.len() > 127, Relaxed);
                         }
                     });
                     batch.flush(&mut decided);
@@ -284,7 +399,12 @@ impl Pair {
             );
             bar.finish();
         }
-        max_init.load(Relaxed) as u16
+        match max_init.load(Relaxed) as u16 {
+            m if m > self.max_code() || too_many.load(Relaxed) => {
+                Err(GenerateError::DepthOverflow(key))
+            }
+            m => Ok(m),
+        }
     }
 
     /// Stage 2: depth-ordered propagation over paika un-moves from `from.level`,
@@ -317,8 +437,7 @@ impl Pair {
             self.marks.iter().map(|m| net.windows(m.len())).collect();
         let mut empty = 0;
         while level < last {
-            let code = level + 1;
-            if code >= REDUNDANT - 1 {
+            if self.successor(level).1 > self.max_code() {
                 return Err(GenerateError::DepthOverflow(key));
             }
             // A level boundary: the state is whole, the place to checkpoint.
@@ -372,8 +491,10 @@ impl Pair {
     /// Notifies entry `local` of side `o` held here, marking its chunk if that
     /// decides it.
     fn notify_local(&self, o: usize, local: u64, lost: bool, next: u16) {
-        if notify(&self.states[o][local as usize], lost, next) {
-            self.marks[o][local as usize / CHUNK].fetch_or(depth_bit(next), Relaxed);
+        let local = local as usize;
+        if notify(&self.states[o][local], lost, self.low(next)) {
+            self.set_high(o, local, next);
+            self.marks[o][local / CHUNK].fetch_or(depth_bit(next), Relaxed);
         }
     }
 
@@ -414,7 +535,7 @@ impl Pair {
                     if self.marks[t][c].load(Relaxed) & bit != 0 {
                         let first = self.first[t] + (c * CHUNK) as u64;
                         for (i, cell) in chunk.iter().enumerate() {
-                            if cell.load(Relaxed) != code {
+                            if !self.has_code(t, c * CHUNK + i, cell.load(Relaxed), code) {
                                 continue;
                             }
                             any = true;
@@ -455,38 +576,71 @@ impl Pair {
     }
 
     /// Stage 3: what is still undecided is a draw; redundant entries take their
-    /// canonical twin's code.
-    pub(crate) fn finish(self) -> Vec<(Indexer, Vec<u16>)> {
-        let mut out = Vec::new();
-        for ((side, state), start) in self.sides.into_iter().zip(self.states).zip(self.first) {
-            let mut codes: Vec<u16> = state
-                .into_iter()
-                .map(|c| {
-                    let c = c.into_inner();
-                    if c & UNDECIDED != 0 { 0 } else { c }
-                })
-                .collect();
+    /// canonical twin's code. In place, in the state bytes and deep bytes.
+    pub(crate) fn finish(self) -> Vec<(Indexer, Narrow)> {
+        let sides = self.sides.iter().zip(&self.states).zip(&self.first);
+        for (t, ((side, state), &start)) in sides.enumerate() {
             // A redundant entry's canonical twin is in the same class with a smaller
             // rank, so one pass per class, in order, fills it in place.
             let per_class = side.per_class() as usize;
             let first_class = start / per_class as u64;
-            codes
-                .par_chunks_mut(per_class)
+            state
+                .par_chunks(per_class)
                 .enumerate()
-                .map(|(c, chunk)| (first_class + c as u64, chunk))
-                .filter(|(class, _)| side.class_is_symmetric(*class))
-                .for_each(|(class, chunk)| {
+                .for_each(|(c, chunk)| {
+                    let class = first_class + c as u64;
                     let first = class * per_class as u64;
-                    for i in 0..chunk.len() {
-                        if chunk[i] == REDUNDANT {
-                            let (us, them) = side.unrank(first + i as u64);
-                            chunk[i] = chunk[(side.index(us, them) - first) as usize];
-                        }
+                    let symmetric = side.class_is_symmetric(class);
+                    for (i, cell) in chunk.iter().enumerate() {
+                        let local = c * per_class + i;
+                        let code = match cell.load(Relaxed) {
+                            low if low & UNDECIDED != 0 => 0,
+                            REDUNDANT if symmetric => {
+                                let (us, them) = side.unrank(first + i as u64);
+                                let twin = c * per_class + (side.index(us, them) - first) as usize;
+                                self.code_of(t, twin)
+                            }
+                            _ => continue,
+                        };
+                        cell.store(self.low(code), Relaxed);
+                        self.set_high(t, local, code);
                     }
                 });
-            out.push((side, codes));
         }
-        out
+        let deep = self.deep;
+        self.sides
+            .into_iter()
+            .zip(self.states)
+            .zip(self.high)
+            .map(|((side, low), high)| {
+                let codes = Narrow {
+                    low,
+                    high: high.into_inner(),
+                    deep,
+                    plain: None,
+                };
+                (side, codes)
+            })
+            .collect()
+    }
+
+    /// The code of entry `local` of side `t`, decided.
+    fn code_of(&self, t: usize, local: usize) -> u16 {
+        let low = self.states[t][local].load(Relaxed);
+        decode(self.deep, low, self.high[t].get().map(Vec::as_slice), local)
+    }
+}
+
+/// The code of decided entry `local` from its state byte and its side's deep bytes
+/// (from code `deep` on).
+#[inline]
+fn decode(deep: u16, low: u8, high: Option<&[AtomicU8]>, local: usize) -> u16 {
+    debug_assert!(low & UNDECIDED == 0 && low != REDUNDANT, "a decided entry");
+    if (low as u16) < deep {
+        low as u16
+    } else {
+        let h = high.map_or(0, |h| h[local].load(Relaxed)) as u16;
+        deep + 2 * h + (low as u16 - deep)
     }
 }
 
@@ -515,8 +669,8 @@ pub(super) fn unmoves(
 
 /// Tells an undecided predecessor that one successor is decided: a lost successor
 /// makes it won, a won one uses up one of its counter's successors. Returns whether
-/// the predecessor became decided (with `code`).
-pub(super) fn notify(cell: &AtomicU16, successor_lost: bool, code: u16) -> bool {
+/// the predecessor became decided (with state byte `code`).
+fn notify(cell: &AtomicU8, successor_lost: bool, code: u8) -> bool {
     cell.fetch_update(Relaxed, Relaxed, |cur| {
         if cur & UNDECIDED == 0 {
             None
@@ -548,30 +702,78 @@ pub(crate) fn members(key: Signature) -> Vec<Signature> {
     }
 }
 
-/// The most working memory building a pair takes, by construction: while solving,
-/// 2 bytes per entry of the pair (plus its chunk marks), the decoded smaller tables
-/// (2 bytes per entry) and every indexer; while writing, the pair's codes and one
-/// table's compressed blocks (never larger than 2.25 bytes per entry, the raw size);
-/// plus 64 MiB for thread stacks, compression contexts and allocator slack.
-pub(super) fn memory_bound<'a>(
-    sides: &[Indexer],
-    deps: impl Iterator<Item = &'a Decoded>,
-    limited: bool,
-) -> u64 {
-    let entries: u64 = sides.iter().map(Indexer::size).sum();
-    let largest = sides.iter().map(Indexer::size).max().unwrap_or(0);
-    let marks = sides
-        .iter()
-        .map(|s| 8 * s.size().div_ceil(CHUNK as u64))
-        .sum::<u64>();
-    let indexers: u64 = sides.iter().map(Indexer::heap_bytes).sum();
-    let deps: u64 = deps
-        .map(|d| 2 * d.codes.len() as u64 + d.idx.heap_bytes())
-        .sum();
-    let solving = 2 * entries + marks + indexers + deps;
-    // A rule-aware pair reads one side's plain values (2 bits an entry) to mark the
-    // cursed wins.
+/// The most working memory building a pair takes, by construction, from its sides'
+/// entries, the heap of their indexers, the bytes of the decoded smaller tables its
+/// captures read, and whether it is rule-aware:
+/// - stage 1: a state byte an entry (plus its chunk marks), the smaller tables;
+/// - then the smaller tables dropped, at most a deep byte more an entry (only the
+///   pages written take memory, so far less in practice), and while writing,
+///   rule-aware, one side's plain values (2 bits an entry) for its cursed wins;
+///
+/// plus 64 MiB for thread stacks, the blocks compressed at a time, compression
+/// contexts and allocator slack.
+pub(super) fn memory_bound(sizes: &[u64], indexers: u64, deps: u64, limited: bool) -> u64 {
+    let entries: u64 = sizes.iter().sum();
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    let marks: u64 = sizes.iter().map(|s| 8 * s.div_ceil(CHUNK as u64)).sum();
+    let initial = entries + marks + indexers + deps;
     let plain = if limited { largest / 4 } else { 0 };
-    let writing = 2 * entries + indexers + plain + largest * 9 / 4;
-    solving.max(writing) + (64 << 20)
+    let later = 2 * entries + marks + indexers + plain;
+    initial.max(later) + (64 << 20)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limit::Limit;
+
+    /// The codes of every side of pair `key`, solved with the deep bytes from code
+    /// `deep` on, from the smaller tables in `dir`.
+    fn solve(
+        dir: &Path,
+        board: &'static Board,
+        key: Signature,
+        opts: &Options,
+        deep: u16,
+    ) -> Vec<Vec<u16>> {
+        let sigs = members(key);
+        let (deps, _) = load_smaller_tables(dir, board, opts.kind, &sigs).unwrap();
+        let mut pair = Pair::new(board, &sigs, opts.kind);
+        pair.deep = deep;
+        let max_init = pair.initialise(key, &deps, opts).unwrap();
+        let from = Resume { level: 0, max_init };
+        pair.propagate(key, from, opts, &Alone, |_, _| Ok(()))
+            .unwrap();
+        pair.finish()
+            .into_iter()
+            .map(|(_, codes)| codes.to_vec())
+            .collect()
+    }
+
+    #[test]
+    fn codes_split_into_deep_bytes_are_the_codes_held_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let board = Board::get(5, 5).unwrap();
+        let key = Signature::new(2, 3);
+        for kind in [TableKind::Plain, TableKind::Limit(Limit::new(20).unwrap())] {
+            let opts = Options {
+                kind,
+                ..Options::default()
+            };
+            crate::retro::generate(dir.path(), board, &Signature::all_up_to(4), &opts, |_| {})
+                .unwrap();
+            let whole = solve(dir.path(), board, key, &opts, DEEP);
+            let max = whole.iter().flatten().max().copied().unwrap();
+            // Deep enough that a split at 2 puts codes in both halves of the pair of
+            // state bytes, with deep bytes above 0.
+            assert!(max >= 8, "{kind:?}: the longest code is {max}");
+            for deep in [0, 1, 2, 3] {
+                assert_eq!(
+                    solve(dir.path(), board, key, &opts, deep),
+                    whole,
+                    "{kind:?}, {deep}"
+                );
+            }
+        }
+    }
 }

@@ -10,7 +10,7 @@ use crate::table::{TableFile, TableKind, table_path};
 
 use super::checkpoint;
 use super::options::{BuildPlan, GenerateError, TableReport};
-use super::pair::members;
+use super::pair::{members, memory_bound};
 use super::smaller::capture_deps;
 use crate::depths::histogram;
 use crate::table::Table;
@@ -108,7 +108,6 @@ pub fn plan_build(
                 });
             }
         }
-        let own: u64 = sigs.iter().map(|&s| 2 * entries(s) + indexer(s)).sum();
         let deps: u64 = sigs
             .iter()
             .flat_map(|&s| capture_deps(board, kind, s))
@@ -117,19 +116,16 @@ pub fn plan_build(
             .into_iter()
             .map(|d| 2 * entries(d) + indexer(d))
             .sum();
-        let largest = sigs.iter().map(|&s| entries(s)).max().unwrap_or(0);
-        // A rule-aware pair also reads its plain values (2 bits an entry) at the end.
-        let plain = if kind.limit().is_some() {
-            largest / 4
-        } else {
-            0
-        };
-        let bytes = (own + deps).max(own + plain + largest * 9 / 4) + (64 << 20);
+        let sizes: Vec<u64> = sigs.iter().map(|&s| entries(s)).collect();
+        let indexers = sigs.iter().map(|&s| indexer(s)).sum();
+        let bytes = memory_bound(&sizes, indexers, deps, kind.limit().is_some());
         let positions: u64 = sigs.iter().map(|&s| s.placements(board)).sum();
         plan.pairs.push(key);
         plan.positions += positions;
         plan.peak_bytes = plan.peak_bytes.max(bytes);
-        let codes: u64 = sigs.iter().map(|&s| 2 * entries(s)).sum();
+        // A state byte and at most a deep byte an entry, in the file and its
+        // replacement.
+        let codes: u64 = 2 * sizes.iter().sum::<u64>();
         plan.checkpoint_bytes = plan.checkpoint_bytes.max(2 * codes);
         plan.disk_bytes += positions * 11 / 80;
         plan.thread_seconds += positions as f64 / 5e6;

@@ -11,6 +11,34 @@
 use crate::limit::{Limit, Limited};
 use crate::value::{Outcome, Wdl};
 
+/// A table's codes, one `u16` an entry as above, read one at a time: a slice of
+/// them, or the generator's working state, which holds them narrower.
+pub(crate) trait Codes: Sync {
+    /// The number of entries.
+    fn len(&self) -> usize;
+    /// The code of entry `i`.
+    fn code(&self, i: usize) -> u16;
+    /// Every code, in a slice.
+    #[cfg(any(test, feature = "mpi"))]
+    fn to_vec(&self) -> Vec<u16> {
+        use rayon::prelude::*;
+        (0..self.len())
+            .into_par_iter()
+            .map(|i| self.code(i))
+            .collect()
+    }
+}
+
+impl Codes for [u16] {
+    fn len(&self) -> usize {
+        <[u16]>::len(self)
+    }
+    #[inline]
+    fn code(&self, i: usize) -> u16 {
+        self[i]
+    }
+}
+
 /// A rule-aware table's code of a cursed win (drawn under the limit).
 pub(crate) const CURSED: u16 = 0xffff;
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::codes::{BLESSED, CURSED, code_depth, code_limited, code_wdl};
+use super::codes::{BLESSED, CURSED, Codes, code_depth, code_limited, code_wdl};
 use super::{TableError, TableKind};
 use crate::board::Board;
 use crate::bytes::{u32_at, u64_at};
@@ -53,13 +53,17 @@ impl Stats {
     /// Counts over every placement of a decoded table (each entry weighted by its
     /// symmetry orbit). The longest win of a rule-aware table is its largest T; it
     /// is the first entry of that depth, whatever the number of threads.
-    pub(crate) fn count(side: &Indexer, codes: &[u16], limit: Option<Limit>) -> Stats {
+    pub(crate) fn count(
+        side: &Indexer,
+        codes: &(impl Codes + ?Sized),
+        limit: Option<Limit>,
+    ) -> Stats {
         Stats::count_slice(side, 0, codes).finished(limit)
     }
 
     /// The raw counts of the entries from `first` on (`merge` them in order, then
     /// `finished`).
-    pub(crate) fn count_slice(side: &Indexer, first: u64, codes: &[u16]) -> Stats {
+    pub(crate) fn count_slice(side: &Indexer, first: u64, codes: &(impl Codes + ?Sized)) -> Stats {
         fold_weighted(
             side,
             first,
@@ -121,7 +125,7 @@ impl Stats {
 pub(crate) fn fold_weighted<A: Send>(
     side: &Indexer,
     first: u64,
-    codes: &[u16],
+    codes: &(impl Codes + ?Sized),
     init: impl Fn() -> A + Sync + Send,
     add: impl Fn(&mut A, u64, u64, u16) + Sync + Send,
     merge: impl Fn(A, A) -> A + Sync + Send,
@@ -130,17 +134,17 @@ pub(crate) fn fold_weighted<A: Send>(
     debug_assert_eq!(first % per_class as u64, 0, "a slice starts a class");
     let first_class = first / per_class as u64;
     let full = side.board().symmetries().len() as u64;
-    codes
-        .par_chunks(per_class)
-        .enumerate()
-        .fold(&init, |mut acc, (c, chunk)| {
+    let len = codes.len();
+    (0..len.div_ceil(per_class))
+        .into_par_iter()
+        .fold(&init, |mut acc, c| {
             let class = first_class + c as u64;
             let first = class * per_class as u64;
             let symmetric = side.class_is_symmetric(class);
-            for (i, &c) in chunk.iter().enumerate() {
-                let index = first + i as u64;
+            for i in c * per_class..((c + 1) * per_class).min(len) {
+                let index = first + (i - c * per_class) as u64;
                 let w = if symmetric { side.weight(index) } else { full };
-                add(&mut acc, index, w, c);
+                add(&mut acc, index, w, codes.code(i));
             }
             acc
         })

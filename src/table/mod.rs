@@ -20,8 +20,8 @@ use crate::value::Outcome;
 
 pub(crate) use cache::{process_cache_bytes, set_cache_bytes, set_process_cache_bytes};
 pub(crate) use codes::{
-    BLESSED, CURSED, code_depth, code_limited, code_outcome, code_wdl, limited_code, outcome_code,
-    packed_wdl,
+    BLESSED, CURSED, Codes, code_depth, code_limited, code_outcome, code_wdl, limited_code,
+    outcome_code, packed_wdl,
 };
 #[cfg(feature = "mpi")]
 pub(crate) use header::BLOCK_ENTRIES;
@@ -260,7 +260,7 @@ pub fn set_entry(
             what: format!("no entry {index}"),
         })?;
     *cell = outcome_code(outcome);
-    Ok(write_table(path, board, sig, TableKind::Plain, &codes, stats)?.0)
+    Ok(write_table(path, board, sig, TableKind::Plain, &codes[..], stats)?.0)
 }
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TableError + '_ {

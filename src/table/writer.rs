@@ -2,13 +2,13 @@
 //! atomically with the block directory and the checksums.
 
 use std::fs;
-use std::io::Write;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::codes::{depth_bytes, pack_wdl};
+use super::codes::{Codes, depth_bytes, pack_wdl};
 use super::header::{BLOCK_ENTRIES, END_MAGIC, HEADER_LEN, Header, Stats};
 use super::{TableError, TableKind, io_err};
 use crate::board::Board;
@@ -18,43 +18,69 @@ use crate::limit::Limit;
 
 const ZSTD_LEVEL: i32 = 9;
 
+/// Blocks compressed at a time while writing: enough to keep every core busy, few
+/// enough that the compressed bytes held stay small (at most 64 times 64 KiB).
+const BATCH_BLOCKS: usize = 64;
+
 /// Writes a complete table atomically: a temporary file, fsync, then rename, so a
 /// file with the final name is always complete. Returns the file size and its
-/// whole-file checksum.
+/// whole-file checksum. The blocks are compressed and written a batch at a time.
 pub(crate) fn write_table(
     path: &Path,
     board: &Board,
     sig: Signature,
     kind: TableKind,
-    codes: &[u16],
+    codes: &(impl Codes + ?Sized),
     stats: Stats,
 ) -> Result<(u64, u64), TableError> {
-    let streams = compress_blocks(codes, kind.limit());
-    write_blocks(path, board, sig, kind, codes.len() as u64, stats, &streams)
+    let limit = kind.limit();
+    let entries = codes.len() as u64;
+    write_streamed(path, board, sig, kind, entries, stats, |stream, b| {
+        compress_block(codes, limit, stream, b)
+    })
+}
+
+/// Block `b` of stream `stream` (0 values, 1 depths), compressed.
+fn compress_block(
+    codes: &(impl Codes + ?Sized),
+    limit: Option<Limit>,
+    stream: usize,
+    b: usize,
+) -> Vec<u8> {
+    let per = BLOCK_ENTRIES as usize;
+    let block: Vec<u16> = (b * per..((b + 1) * per).min(codes.len()))
+        .map(|i| codes.code(i))
+        .collect();
+    let raw = match stream {
+        0 => pack_wdl(&block),
+        _ => depth_bytes(&block, limit),
+    };
+    let mut block = zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("zstd compresses in memory");
+    // The buffer comes with room for the worst case, about the raw size; blocks
+    // are held a while, so keep only what it uses.
+    block.shrink_to_fit();
+    block
 }
 
 /// The compressed blocks of consecutive entries, value stream then depth stream:
 /// whole blocks from a block boundary (the last one of a table may be short).
-pub(crate) fn compress_blocks(codes: &[u16], limit: Option<Limit>) -> [Vec<Vec<u8>>; 2] {
-    let compress = |raw: Vec<u8>| {
-        let mut block = zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("zstd compresses in memory");
-        // The buffer comes with room for the worst case, about the raw size; every
-        // block is held until the file is written, so keep only what it uses.
-        block.shrink_to_fit();
-        block
-    };
-    let chunks: Vec<&[u16]> = codes.chunks(BLOCK_ENTRIES as usize).collect();
-    [
-        chunks.par_iter().map(|c| compress(pack_wdl(c))).collect(),
-        chunks
-            .par_iter()
-            .map(|c| compress(depth_bytes(c, limit)))
-            .collect(),
-    ]
+#[cfg(feature = "mpi")]
+pub(crate) fn compress_blocks(
+    codes: &(impl Codes + ?Sized),
+    limit: Option<Limit>,
+) -> [Vec<Vec<u8>>; 2] {
+    let blocks = codes.len().div_ceil(BLOCK_ENTRIES as usize);
+    [0, 1].map(|stream| {
+        (0..blocks)
+            .into_par_iter()
+            .map(|b| compress_block(codes, limit, stream, b))
+            .collect()
+    })
 }
 
 /// Writes a table of `entries` entries from its compressed blocks (as
 /// `write_table`).
+#[cfg(feature = "mpi")]
 pub(crate) fn write_blocks(
     path: &Path,
     board: &Board,
@@ -63,6 +89,23 @@ pub(crate) fn write_blocks(
     entries: u64,
     stats: Stats,
     streams: &[Vec<Vec<u8>>; 2],
+) -> Result<(u64, u64), TableError> {
+    write_streamed(path, board, sig, kind, entries, stats, |stream, b| {
+        streams[stream][b].clone()
+    })
+}
+
+/// Writes a table of `entries` entries whose block `b` of stream `s` is
+/// `block(s, b)`, compressed, a batch at a time: the block directory is written
+/// last, at its place, and the whole-file checksum, which covers it, is read back.
+fn write_streamed(
+    path: &Path,
+    board: &Board,
+    sig: Signature,
+    kind: TableKind,
+    entries: u64,
+    stats: Stats,
+    block: impl Fn(usize, usize) -> Vec<u8> + Sync,
 ) -> Result<(u64, u64), TableError> {
     let header = Header {
         kind,
@@ -73,40 +116,61 @@ pub(crate) fn write_blocks(
         block_entries: BLOCK_ENTRIES,
         stats,
     };
-    let blocks = streams[0].len();
-    let mut head = Vec::with_capacity(HEADER_LEN + 4 * (blocks + 1) * 8);
-    head.extend_from_slice(&header.encode());
+    let blocks = entries.div_ceil(BLOCK_ENTRIES as u64) as usize;
     let dir_len = 2 * (blocks + 1) * 8 + 2 * blocks * 8 + 8;
-    let mut offset = (HEADER_LEN + dir_len) as u64;
-    for stream in streams {
-        for block in stream {
-            head.extend_from_slice(&offset.to_le_bytes());
-            offset += block.len() as u64;
-        }
-        head.extend_from_slice(&offset.to_le_bytes());
-    }
-    for stream in streams {
-        for block in stream {
-            head.extend_from_slice(&xxh3_64(block).to_le_bytes());
-        }
-    }
-    seal(&mut head, b"");
+    let head_len = HEADER_LEN + dir_len;
 
     let parent = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(io_err(parent))?;
-    let mut checksum = 0;
+    let (mut checksum, mut end) = (0, 0);
     crate::durable::replace_file(path, |file| {
-        // Streamed through a hasher: the compressed blocks are not copied into one
-        // buffer.
-        let mut out = Hashing::new(std::io::BufWriter::with_capacity(1 << 20, file));
-        for piece in std::iter::once(&head[..]).chain(streams.iter().flatten().map(Vec::as_slice)) {
-            out.write_all(piece)?;
+        let mut out = BufWriter::with_capacity(1 << 20, &mut *file);
+        out.write_all(&vec![0; head_len])?;
+        let mut offsets = Vec::with_capacity(2 * (blocks + 1));
+        let mut sums = Vec::with_capacity(2 * blocks);
+        let mut offset = head_len as u64;
+        for stream in 0..2 {
+            for batch in (0..blocks).step_by(BATCH_BLOCKS) {
+                let done: Vec<Vec<u8>> = (batch..(batch + BATCH_BLOCKS).min(blocks))
+                    .into_par_iter()
+                    .map(|b| block(stream, b))
+                    .collect();
+                for b in &done {
+                    offsets.push(offset);
+                    offset += b.len() as u64;
+                    sums.push(xxh3_64(b));
+                    out.write_all(b)?;
+                }
+            }
+            offsets.push(offset);
         }
-        checksum = out.digest();
-        let mut out = out.seal()?;
+        out.flush()?;
+        drop(out);
+        let mut head = Vec::with_capacity(head_len);
+        head.extend_from_slice(&header.encode());
+        for x in offsets.iter().chain(&sums) {
+            head.extend_from_slice(&x.to_le_bytes());
+        }
+        seal(&mut head, b"");
+        debug_assert_eq!(head.len(), head_len);
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&head)?;
+        // The whole-file checksum covers the directory, known only now.
+        file.seek(SeekFrom::Start(0))?;
+        let mut sum = Hashing::new(std::io::sink());
+        std::io::copy(
+            &mut BufReader::with_capacity(1 << 20, &mut *file).take(offset),
+            &mut sum,
+        )?;
+        checksum = sum.digest();
+        file.seek(SeekFrom::Start(offset))?;
+        let mut out = BufWriter::new(&mut *file);
+        out.write_all(&checksum.to_le_bytes())?;
         out.write_all(&END_MAGIC)?;
-        out.flush()
+        out.flush()?;
+        end = offset + 16;
+        Ok(())
     })
     .map_err(io_err(path))?;
-    Ok((offset + 16, checksum))
+    Ok((end, checksum))
 }
