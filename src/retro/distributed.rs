@@ -299,7 +299,7 @@ fn build_pair(
                 TableKind::Plain,
                 side.size(),
                 stats,
-                &streams,
+                |stream, b| streams[stream][b].clone(),
             )?;
             write_sidecar(&path, board, sig, TableKind::Plain, checksum, &depths)?;
             super::write_classes(&side, &path)?;

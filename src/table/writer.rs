@@ -35,7 +35,7 @@ pub(crate) fn write_table(
 ) -> Result<(u64, u64), TableError> {
     let limit = kind.limit();
     let entries = codes.len() as u64;
-    write_streamed(path, board, sig, kind, entries, stats, |stream, b| {
+    write_blocks(path, board, sig, kind, entries, stats, |stream, b| {
         compress_block(codes, limit, stream, b)
     })
 }
@@ -78,27 +78,10 @@ pub(crate) fn compress_blocks(
     })
 }
 
-/// Writes a table of `entries` entries from its compressed blocks (as
-/// `write_table`).
-#[cfg(feature = "mpi")]
-pub(crate) fn write_blocks(
-    path: &Path,
-    board: &Board,
-    sig: Signature,
-    kind: TableKind,
-    entries: u64,
-    stats: Stats,
-    streams: &[Vec<Vec<u8>>; 2],
-) -> Result<(u64, u64), TableError> {
-    write_streamed(path, board, sig, kind, entries, stats, |stream, b| {
-        streams[stream][b].clone()
-    })
-}
-
 /// Writes a table of `entries` entries whose block `b` of stream `s` is
 /// `block(s, b)`, compressed, a batch at a time: the block directory is written
 /// last, at its place, and the whole-file checksum, which covers it, is read back.
-fn write_streamed(
+pub(crate) fn write_blocks(
     path: &Path,
     board: &Board,
     sig: Signature,
