@@ -182,7 +182,11 @@ pub(crate) fn load(
             let bytes = &mut buf[..span.len()];
             read(bytes)?;
             for (c, &b) in span.iter().zip(bytes.iter()) {
-                c.store(b, Relaxed);
+                // Zeros are not stored: the deep bytes start zeroed, and their pages
+                // take memory only where written.
+                if b != 0 || c.load(Relaxed) != 0 {
+                    c.store(b, Relaxed);
+                }
             }
         }
         Some(())
@@ -196,7 +200,7 @@ pub(crate) fn load(
         match flag[0] {
             0 => {}
             1 => {
-                let into = h.get_or_init(|| side.iter().map(|_| AtomicU8::new(0)).collect());
+                let into = h.get_or_init(|| super::pair::zeroed_bytes(side.len()));
                 bytes(&mut read, into)?;
             }
             _ => return None,

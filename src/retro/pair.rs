@@ -55,14 +55,6 @@ pub(super) fn solve_pair(
     let kind = opts.kind;
     let (deps, sums) = load_smaller_tables(dir, board, kind, &sigs)?;
     let pair = Pair::new(board, &sigs, kind);
-    let bound = memory_bound(
-        &pair.sides.iter().map(Indexer::size).collect::<Vec<_>>(),
-        pair.sides.iter().map(Indexer::heap_bytes).sum(),
-        deps.values()
-            .map(|d| 2 * d.codes.len() as u64 + d.idx.heap_bytes())
-            .sum(),
-        kind.limit().is_some(),
-    );
     let id = pair_checkpoint::Identity {
         board,
         key,
@@ -71,6 +63,24 @@ pub(super) fn solve_pair(
     };
     let ckpt = pair_checkpoint::path(dir, board, kind, key);
     let resumed = pair_checkpoint::load(&ckpt, &id, &pair.states, &pair.high, &pair.marks);
+    // Deep bytes while the smaller tables are held: loaded with the checkpoint, or
+    // written by stage 1 when a capture leads to a code from `deep` on.
+    let deep_early = pair.high.iter().any(|h| h.get().is_some())
+        || (resumed.is_none()
+            && deps.values().any(|d| {
+                d.codes
+                    .par_iter()
+                    .any(|&c| c >= pair.deep.saturating_sub(1) && c < BLESSED)
+            }));
+    let bound = memory_bound(
+        &pair.sides.iter().map(Indexer::size).collect::<Vec<_>>(),
+        pair.sides.iter().map(Indexer::heap_bytes).sum(),
+        deps.values()
+            .map(|d| 2 * d.codes.len() as u64 + d.idx.heap_bytes())
+            .sum(),
+        kind.limit().is_some(),
+        deep_early,
+    );
     let from = match resumed {
         Some(at) => at,
         // Stage 1 sets every code and every mark, whatever a failed load left.
@@ -285,14 +295,7 @@ impl Pair {
     /// Side `t`'s deep bytes, allocated zeroed on first use: the allocator's zeroed
     /// pages take no memory until written.
     fn high(&self, t: usize) -> &[AtomicU8] {
-        self.high[t].get_or_init(|| {
-            let zeros = std::mem::ManuallyDrop::new(vec![0u8; self.states[t].len()]);
-            let (ptr, len, cap) = (zeros.as_ptr(), zeros.len(), zeros.capacity());
-            // SAFETY: `AtomicU8` has the size, alignment and bit validity of `u8`, so
-            // the allocation of a `Vec<u8>` is one of a `Vec<AtomicU8>` of the same
-            // length and capacity; `zeros` is not used or dropped again.
-            unsafe { Vec::from_raw_parts(ptr as *mut AtomicU8, len, cap) }
-        })
+        self.high[t].get_or_init(|| zeroed_bytes(self.states[t].len()))
     }
 
     /// Records decided code `code` (at most `max_code`) of entry `local` of side `t`
@@ -631,6 +634,17 @@ impl Pair {
     }
 }
 
+/// `n` zeroed atomic bytes, from the allocator's zeroed pages: they take no memory
+/// until written.
+pub(super) fn zeroed_bytes(n: usize) -> Vec<AtomicU8> {
+    let mut zeros = std::mem::ManuallyDrop::new(vec![0u8; n]);
+    let (ptr, len, cap) = (zeros.as_mut_ptr(), zeros.len(), zeros.capacity());
+    // SAFETY: `AtomicU8` has the size, alignment and bit validity of `u8`, so the
+    // allocation of a `Vec<u8>` is one of a `Vec<AtomicU8>` of the same length and
+    // capacity; `zeros` is not used or dropped again.
+    unsafe { Vec::from_raw_parts(ptr as *mut AtomicU8, len, cap) }
+}
+
 /// The code of decided entry `local` from its state byte and its side's deep bytes
 /// (from code `deep` on).
 #[inline]
@@ -704,20 +718,28 @@ pub(crate) fn members(key: Signature) -> Vec<Signature> {
 
 /// The most working memory building a pair takes, by construction, from its sides'
 /// entries, the heap of their indexers, the bytes of the decoded smaller tables its
-/// captures read, and whether it is rule-aware:
+/// captures read, whether it is rule-aware, and whether deep bytes may be written
+/// while the smaller tables are held (`deep_early`: a resumed checkpoint that has
+/// them, or smaller tables with codes that make stage 1 write them):
 /// - stage 1: a state byte an entry (plus its chunk marks), the smaller tables;
 /// - then the smaller tables dropped, at most a deep byte more an entry (only the
 ///   pages written take memory, so far less in practice), and while writing,
-///   rule-aware, one side's plain values (2 bits an entry) for its cursed wins;
+///   rule-aware, every side's plain values (2 bits an entry) for its cursed wins;
 ///
 /// plus 64 MiB for thread stacks, the blocks compressed at a time, compression
 /// contexts and allocator slack.
-pub(super) fn memory_bound(sizes: &[u64], indexers: u64, deps: u64, limited: bool) -> u64 {
+pub(super) fn memory_bound(
+    sizes: &[u64],
+    indexers: u64,
+    deps: u64,
+    limited: bool,
+    deep_early: bool,
+) -> u64 {
     let entries: u64 = sizes.iter().sum();
-    let largest = sizes.iter().copied().max().unwrap_or(0);
     let marks: u64 = sizes.iter().map(|s| 8 * s.div_ceil(CHUNK as u64)).sum();
-    let initial = entries + marks + indexers + deps;
-    let plain = if limited { largest / 4 } else { 0 };
+    let early_deep = if deep_early { entries } else { 0 };
+    let initial = entries + early_deep + marks + indexers + deps;
+    let plain = if limited { entries / 4 } else { 0 };
     let later = 2 * entries + marks + indexers + plain;
     initial.max(later) + (64 << 20)
 }

@@ -118,7 +118,9 @@ pub fn plan_build(
             .sum();
         let sizes: Vec<u64> = sigs.iter().map(|&s| entries(s)).collect();
         let indexers = sigs.iter().map(|&s| indexer(s)).sum();
-        let bytes = memory_bound(&sizes, indexers, deps, kind.limit().is_some());
+        // The smaller tables' depths are not known here: the worst case, deep bytes
+        // beside them.
+        let bytes = memory_bound(&sizes, indexers, deps, kind.limit().is_some(), true);
         let positions: u64 = sigs.iter().map(|&s| s.placements(board)).sum();
         plan.pairs.push(key);
         plan.positions += positions;
