@@ -121,11 +121,12 @@ pub struct Board {
     has_step: [u64; 8],
     /// Index offset of one step in direction `d`.
     step: [i32; 8],
-    /// Per point, the directions (bit d) that have a line neighbour.
-    directions: [u8; 64],
     /// Per point and direction, the neighbour's bit (0 where there is none): a
     /// look-up in place of a shift on the capture chains' path.
     neighbour_bits: [[u64; 8]; 64],
+    /// Per point and direction, the bit two steps along the line (0 where the line
+    /// stops sooner): the first stone an approach from that point would take.
+    second_bits: [[u64; 8]; 64],
     syms: Vec<Symmetry>,
 }
 
@@ -209,8 +210,8 @@ impl Board {
         let mut strong = 0u64;
         let mut has_step = [0u64; 8];
         let mut step = [0i32; 8];
-        let mut directions = [0u8; 64];
         let mut neighbour_bits = [[0u64; 8]; 64];
+        let mut second_bits = [[0u64; 8]; 64];
         for (d, &(dx, dy)) in DIRS.iter().enumerate() {
             step[d] = dx as i32 + dy as i32 * w as i32;
         }
@@ -227,9 +228,16 @@ impl Board {
                     let diagonal = dx != 0 && dy != 0;
                     if inside && (!diagonal || is_strong) {
                         has_step[d] |= 1 << p;
-                        directions[p] |= 1 << d;
                         neighbour_bits[p][d] = 1 << (nx as usize + ny as usize * w);
                     }
+                }
+            }
+        }
+        for p in 0..n {
+            for d in 0..8 {
+                let q = neighbour_bits[p][d];
+                if q != 0 {
+                    second_bits[p][d] = neighbour_bits[q.trailing_zeros() as usize][d];
                 }
             }
         }
@@ -240,8 +248,8 @@ impl Board {
             strong,
             has_step,
             step,
-            directions,
             neighbour_bits,
+            second_bits,
             syms: Vec::new(),
         };
         board.syms = board.symmetry_maps();
@@ -329,16 +337,23 @@ impl Board {
         self.has_step[d]
     }
 
-    /// The directions (bit d) in which `p` has a line neighbour.
-    #[inline]
-    pub(crate) fn directions(&self, p: u8) -> u8 {
-        self.directions[p as usize]
-    }
-
     /// The bit of `p`'s line neighbour in direction `d`, 0 if it has none.
     #[inline]
     pub(crate) fn neighbour_bit(&self, p: u8, d: usize) -> u64 {
         self.neighbour_bits[p as usize][d]
+    }
+
+    /// Per direction, the bit of `p`'s line neighbour (0 where it has none).
+    #[inline]
+    pub(crate) fn neighbour_bits(&self, p: u8) -> &[u64; 8] {
+        &self.neighbour_bits[p as usize]
+    }
+
+    /// Per direction, the bit two steps from `p` along the line (0 where the line
+    /// stops sooner).
+    #[inline]
+    pub(crate) fn second_bits(&self, p: u8) -> &[u64; 8] {
+        &self.second_bits[p as usize]
     }
 
     /// Moves every point of `bb` one step in direction `d`, dropping points with no
