@@ -12,7 +12,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::certificate::{Certificate, CertificateError, Claim, Part, Proves};
+use crate::certificate::{
+    BLOCKED_VERSION, BlockCache, Blocked, Certificate, CertificateError, Claim, Part, Proves,
+};
 use crate::index::Signature;
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, ValueTables};
@@ -31,7 +33,14 @@ pub struct CheckOptions {
     /// checksums (docs/PROOF.md, "Lemmas"); `None`: a certificate that names lemmas
     /// is refused.
     pub lemmas: Option<PathBuf>,
+    /// MiB of decoded blocks a version 3 certificate's check keeps for its
+    /// look-ups (`None`: `DEFAULT_CACHE_MIB`); with a block a thread, what bounds its
+    /// memory.
+    pub cache_mib: Option<usize>,
 }
+
+/// MiB of decoded blocks kept by default while a version 3 certificate is checked.
+pub const DEFAULT_CACHE_MIB: usize = 512;
 
 /// Why a certificate was not accepted.
 #[derive(Debug, Error)]
@@ -180,6 +189,19 @@ struct Checked {
     cert: Certificate,
     /// Each of its lemmas: the index of that lemma's certificate here.
     refs: Vec<usize>,
+    /// A version 3 file's blocks, read as the check goes (then `cert` lists no
+    /// positions).
+    blocked: Option<Blocked>,
+}
+
+impl Checked {
+    /// Positions of proof `i`.
+    fn positions(&self, i: usize) -> u64 {
+        match &self.blocked {
+            Some(b) => b.positions(i),
+            None => self.cert.parts[i].entries.len() as u64,
+        }
+    }
 }
 
 /// Refuses a certificate whose proofs are not those that what it proves needs.
@@ -222,6 +244,7 @@ fn gather(
         name: root_name,
         cert,
         refs: Vec::new(),
+        blocked: None,
     }];
     let mut at: HashMap<u64, usize> = HashMap::from([(checksum, 0)]);
     let mut i = 0;
@@ -262,6 +285,7 @@ fn gather(
                         name: name.clone(),
                         cert,
                         refs: Vec::new(),
+                        blocked: None,
                     });
                     at.insert(sum, all.len() - 1);
                     all.len() - 1
@@ -305,8 +329,19 @@ pub fn check_proof(
     opts: &CheckOptions,
 ) -> Result<CheckReport, CheckError> {
     let start = Instant::now();
-    let (cert, checksum) = Certificate::read_summed(path)?;
-    let all = gather(cert, checksum, opts.lemmas.as_deref())?;
+    // A version 3 file is checked block by block, never read whole.
+    let (cert, checksum, blocked) = match Certificate::file_version(path)? {
+        Some(BLOCKED_VERSION) => {
+            let (cert, sum, blocked) = Blocked::open(path)?;
+            (cert, sum, Some(blocked))
+        }
+        _ => {
+            let (cert, sum) = Certificate::read_summed(path)?;
+            (cert, sum, None)
+        }
+    };
+    let mut all = gather(cert, checksum, opts.lemmas.as_deref())?;
+    all[0].blocked = blocked;
     let root = &all[0].cert;
     let board = root.root.board();
     // Every table any of them names, each by one checksum (the directory's).
@@ -346,9 +381,15 @@ pub fn check_proof(
             .iter()
             .map(|_| AtomicBool::new(false))
             .collect();
-        for part in &c.cert.parts {
-            moves += check_part(c, part, &tables, &used)?;
-            positions += part.entries.len() as u64;
+        for (i, part) in c.cert.parts.iter().enumerate() {
+            moves += match &c.blocked {
+                Some(b) => {
+                    let mib = opts.cache_mib.unwrap_or(DEFAULT_CACHE_MIB);
+                    check_blocked_part(c, i, b, &tables, &used, mib << 20)?
+                }
+                None => check_part(c, part, &tables, &used)?,
+            };
+            positions += c.positions(i);
         }
         if let Some(j) = used.iter().position(|u| !u.load(Relaxed)) {
             return Err(CheckError::LemmaWrong {
@@ -370,7 +411,8 @@ pub fn check_proof(
         parts: root
             .parts
             .iter()
-            .map(|p| (p.side, p.claim, p.entries.len()))
+            .enumerate()
+            .map(|(i, p)| (p.side, p.claim, all[0].positions(i) as usize))
             .collect(),
         positions,
         moves,
@@ -427,59 +469,66 @@ fn verify_named(
     Ok(())
 }
 
-/// Checks one proof of a certificate; returns the number of moves followed. A
-/// lemma used is marked in `used`.
-fn check_part(
-    checked: &Checked,
-    part: &Part,
-    tables: &ValueTables,
-    used: &[AtomicBool],
-) -> Result<u64, CheckError> {
-    let cert = &checked.cert;
-    let side = part.side;
-    let invalid = |p: &Position, reason: String| CheckError::Invalid {
-        certificate: checked.name.clone(),
-        side: side.name(),
-        claim: part.claim.name(),
-        position: p.to_string(),
-        reason,
-    };
-    let mut index: HashMap<Position, usize> = HashMap::with_capacity(part.entries.len());
-    for (i, e) in part.entries.iter().enumerate() {
-        if index.insert(e.position, i).is_some() {
-            return Err(invalid(&e.position, "listed twice".into()));
+/// What a proof's moves may lead to outside the proof, and how each such end is
+/// judged: a finished game, a table position of a table the certificate names, or a
+/// lemma of the proof's claim that it names (marked in `used`).
+struct Ends<'a> {
+    checked: &'a Checked,
+    side: Color,
+    claim: Claim,
+    tables: &'a ValueTables,
+    lemmas: HashMap<Position, Vec<usize>>,
+    used: &'a [AtomicBool],
+}
+
+impl<'a> Ends<'a> {
+    fn new(
+        checked: &'a Checked,
+        part: &Part,
+        tables: &'a ValueTables,
+        used: &'a [AtomicBool],
+    ) -> Ends<'a> {
+        let mut lemmas: HashMap<Position, Vec<usize>> = HashMap::new();
+        for (j, l) in checked.cert.lemmas.iter().enumerate() {
+            lemmas.entry(l.position).or_default().push(j);
+        }
+        Ends {
+            checked,
+            side: part.side,
+            claim: part.claim,
+            tables,
+            lemmas,
+            used,
         }
     }
-    if !index.contains_key(&cert.root) {
-        return Err(invalid(&cert.root, "the root is not in the proof".into()));
-    }
-    let mut lemmas: HashMap<Position, Vec<usize>> = HashMap::new();
-    for (j, l) in cert.lemmas.iter().enumerate() {
-        lemmas.entry(l.position).or_default().push(j);
-    }
-    let k = cert.max_table_stones as u32;
-    // Where a move leads: into the proof (its index), or to an end good for S: a
-    // finished game, a table position of a table the certificate names, or a lemma
-    // of S's claim that it names.
-    let follow = |from: &Position, to: Position| -> Result<Option<usize>, String> {
-        if let Some(&j) = index.get(&to) {
-            return Ok(Some(j));
+
+    fn invalid(&self, p: &Position, reason: String) -> CheckError {
+        CheckError::Invalid {
+            certificate: self.checked.name.clone(),
+            side: self.side.name(),
+            claim: self.claim.name(),
+            position: p.to_string(),
+            reason,
         }
+    }
+
+    /// Whether the move from `from` to `to`, a position not in the proof, ends well
+    /// for the proof's side.
+    fn judge(&self, from: &Position, to: Position) -> Result<(), String> {
+        let (cert, side, claim) = (&self.checked.cert, self.side, self.claim);
+        let k = cert.max_table_stones as u32;
         let mover_value = if to.us() == 0 || to.is_lost() {
             Wdl::Loss
         } else if (to.us() | to.them()).count_ones() <= k {
             let sig = Signature::of(to.us(), to.them());
-            tables
+            self.tables
                 .value(to.us(), to.them())
                 .filter(|_| cert.tables.iter().any(|t| t.0 == sig))
                 .ok_or_else(|| {
                     format!("leads to {to}, whose table the certificate does not name")
                 })?
-        } else if let Some(js) = lemmas.get(&to) {
-            let Some(&j) = js
-                .iter()
-                .find(|&&j| cert.lemmas[j].serves(side, part.claim))
-            else {
+        } else if let Some(js) = self.lemmas.get(&to) {
+            let Some(&j) = js.iter().find(|&&j| cert.lemmas[j].serves(side, claim)) else {
                 let l = &cert.lemmas[js[0]];
                 return Err(format!(
                     "leads to {to}, whose lemma {} proves that {} {}, not that {} {}",
@@ -487,11 +536,11 @@ fn check_part(
                     l.side.name(),
                     l.claim.name(),
                     side.name(),
-                    part.claim.name()
+                    claim.name()
                 ));
             };
-            used[j].store(true, Relaxed);
-            return Ok(None);
+            self.used[j].store(true, Relaxed);
+            return Ok(());
         } else {
             return Err(format!(
                 "leads to {to}, which is neither in the proof nor a table position nor a lemma"
@@ -502,12 +551,12 @@ fn check_part(
         } else {
             mover_value.flipped()
         };
-        let ok = match part.claim {
+        let ok = match claim {
             Claim::Win => for_side == Wdl::Win,
             Claim::NotLose => for_side != Wdl::Loss,
         };
         if ok {
-            Ok(None)
+            Ok(())
         } else {
             Err(format!(
                 "{} leads to {to}, a {} for {}",
@@ -520,46 +569,84 @@ fn check_part(
                 side.name()
             ))
         }
-    };
+    }
+
+    /// Checks the moves of `p` (with the proof's move `mv` where its side moves):
+    /// each leads into the proof, where `inside` finds it (`Some`), or to an end
+    /// `judge` accepts. Returns what `inside` found, and the moves followed.
+    fn moves<T>(
+        &self,
+        p: &Position,
+        mv: Option<&str>,
+        inside: impl Fn(&Position) -> Result<Option<T>, CheckError>,
+    ) -> Result<(Vec<T>, u64), CheckError> {
+        let mut out = Vec::new();
+        let mut follow = |to: Position, text: &str, sep: &str| -> Result<(), CheckError> {
+            match inside(&to)? {
+                Some(t) => out.push(t),
+                None => self
+                    .judge(p, to)
+                    .map_err(|r| self.invalid(p, format!("{text}{sep} {r}")))?,
+            }
+            Ok(())
+        };
+        if p.turn() == self.side {
+            let text = mv.ok_or_else(|| {
+                self.invalid(p, format!("{} to move but no move given", self.side.name()))
+            })?;
+            let m = p
+                .parse_move(text)
+                .map_err(|err| self.invalid(p, err.to_string()))?;
+            let canonical = m.notation(p.board());
+            if canonical != text {
+                return Err(self.invalid(
+                    p,
+                    format!("move {text:?} is not written as the notation gives it, {canonical:?}"),
+                ));
+            }
+            follow(p.apply(&m), text, "")?;
+            Ok((out, 1))
+        } else {
+            if mv.is_some() {
+                return Err(self.invalid(p, "a move given for the opponent".into()));
+            }
+            let legal = p.legal_moves();
+            for m in &legal {
+                follow(p.apply(m), &m.notation(p.board()), ":")?;
+            }
+            Ok((out, legal.len() as u64))
+        }
+    }
+}
+
+/// Checks one proof of a certificate; returns the number of moves followed. A
+/// lemma used is marked in `used`.
+fn check_part(
+    checked: &Checked,
+    part: &Part,
+    tables: &ValueTables,
+    used: &[AtomicBool],
+) -> Result<u64, CheckError> {
+    let ends = Ends::new(checked, part, tables, used);
+    let mut index: HashMap<Position, usize> = HashMap::with_capacity(part.entries.len());
+    for (i, e) in part.entries.iter().enumerate() {
+        if index.insert(e.position, i).is_some() {
+            return Err(ends.invalid(&e.position, "listed twice".into()));
+        }
+    }
+    let root = &checked.cert.root;
+    if !index.contains_key(root) {
+        return Err(ends.invalid(root, "the root is not in the proof".into()));
+    }
     // Every position's moves, in parallel; the edges inside the proof are kept for
     // the acyclicity check of a win.
     let edges: Vec<Result<(Vec<usize>, u64), CheckError>> = part
         .entries
         .par_iter()
         .map(|e| {
-            let p = &e.position;
-            let mut out = Vec::new();
-            if p.turn() == side {
-                let text = e.mv.as_deref().ok_or_else(|| {
-                    invalid(p, format!("{} to move but no move given", side.name()))
-                })?;
-                let mv = p
-                    .parse_move(text)
-                    .map_err(|err| invalid(p, err.to_string()))?;
-                let canonical = mv.notation(p.board());
-                if canonical != text {
-                    return Err(invalid(
-                        p,
-                        format!(
-                            "move {text:?} is not written as the notation gives it, {canonical:?}"
-                        ),
-                    ));
-                }
-                let to = p.apply(&mv);
-                out.extend(follow(p, to).map_err(|r| invalid(p, format!("{text} {r}")))?);
-                Ok((out, 1))
-            } else {
-                if e.mv.is_some() {
-                    return Err(invalid(p, "a move given for the opponent".into()));
-                }
-                let legal = p.legal_moves();
-                for mv in &legal {
-                    let to = p.apply(mv);
-                    let text = mv.notation(p.board());
-                    out.extend(follow(p, to).map_err(|r| invalid(p, format!("{text}: {r}")))?);
-                }
-                Ok((out, legal.len() as u64))
-            }
+            ends.moves(&e.position, e.mv.as_deref(), |to| {
+                Ok(index.get(to).copied())
+            })
         })
         .collect();
     let mut adj = Vec::with_capacity(edges.len());
@@ -572,12 +659,64 @@ fn check_part(
     if part.claim == Claim::Win
         && let Some(i) = find_cycle(&adj)
     {
-        return Err(invalid(
+        return Err(ends.invalid(
             &part.entries[i].position,
             "lies on a cycle: a win must end".into(),
         ));
     }
     Ok(moves)
+}
+
+/// Checks proof `i` of a version 3 certificate block by block, in parallel, holding
+/// about `cache_bytes` of decoded blocks for the look-ups of where moves lead: a
+/// win's ranks must fall along every move inside the proof, which is what makes it
+/// acyclic without a graph of the whole. Returns the number of moves followed.
+fn check_blocked_part(
+    checked: &Checked,
+    i: usize,
+    blocked: &Blocked,
+    tables: &ValueTables,
+    used: &[AtomicBool],
+    cache_bytes: usize,
+) -> Result<u64, CheckError> {
+    let part = &checked.cert.parts[i];
+    let ends = Ends::new(checked, part, tables, used);
+    let cache = BlockCache::new(blocked, i, cache_bytes);
+    let root = &checked.cert.root;
+    if cache.rank(root)?.is_none() {
+        return Err(ends.invalid(root, "the root is not in the proof".into()));
+    }
+    let win = part.claim == Claim::Win;
+    let per_block: Result<Vec<u64>, CheckError> = (0..blocked.blocks(i))
+        .into_par_iter()
+        .map(|b| {
+            let block = blocked.block(i, b)?;
+            let mut moves = 0;
+            for e in block.iter() {
+                let p = &e.entry.position;
+                if !win && e.rank != 0 {
+                    return Err(
+                        ends.invalid(p, "a rank in a proof that does not claim a win".into())
+                    );
+                }
+                let (inside, n) = ends.moves(p, e.entry.mv.as_deref(), |to| {
+                    Ok(cache.rank(to)?.map(|r| (*to, r)))
+                })?;
+                if win && let Some((to, r)) = inside.into_iter().find(|&(_, r)| r >= e.rank) {
+                    return Err(ends.invalid(
+                        p,
+                        format!(
+                            "rank {} leads to {to} of rank {r}: ranks must fall along a win",
+                            e.rank
+                        ),
+                    ));
+                }
+                moves += n;
+            }
+            Ok(moves)
+        })
+        .collect();
+    Ok(per_block?.iter().sum())
 }
 
 /// A node on a cycle of the graph, if it has one. Kahn's algorithm peels off the

@@ -225,7 +225,7 @@ pub use board::{Board, BoardError};
 pub use certificate::{
     Certificate, CertificateError, Claim, Entry, LemmaRef, Part, Proves, lemma_file_name,
 };
-pub use check::{CheckError, CheckOptions, CheckReport, check_proof};
+pub use check::{CheckError, CheckOptions, CheckReport, DEFAULT_CACHE_MIB, check_proof};
 pub use depths::DepthHistogram;
 pub use durable::LockError;
 pub use game::{End, Game, GameError, GameResult};

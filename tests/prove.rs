@@ -976,3 +976,132 @@ fn a_job_proved_partly_goes_on_from_its_half() {
     let r = check_with(&file, d, &lemmas).unwrap();
     assert_eq!(r.proves, Proves::Value(Wdl::Draw));
 }
+
+/// Checks `cert` written in version 3 (`write_blocked`) as well as in version 1 or
+/// 2: the same report, and read back whole, the same certificate.
+fn check_both_ways(dir: &Path, cert: &Certificate) -> CheckReport {
+    let whole = dir.join("whole.fnproof");
+    let blocked = dir.join("blocked.fnproof");
+    cert.write(&whole).unwrap();
+    cert.write_blocked(&blocked).unwrap();
+    let a = check(&whole, dir).unwrap();
+    let mut few = CheckOptions::default();
+    few.cache_mib = Some(0);
+    let b = fanotb::check_proof(&blocked, dir, &few).unwrap();
+    assert_eq!(
+        (a.proves, a.positions, a.moves, &a.parts),
+        (b.proves, b.positions, b.moves, &b.parts)
+    );
+    assert_eq!(&Certificate::read(&blocked).unwrap(), cert);
+    b
+}
+
+#[test]
+fn blocked_certificates_check_as_the_whole_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, cert) = prove_and_check(dir.path(), &Position::start(Board::get(5, 5).unwrap()), 6);
+    assert!(check_both_ways(dir.path(), &cert).positions > 2000);
+    // Wins, draws and losses from random 5x3 positions.
+    let board = Board::get(5, 3).unwrap();
+    build(dir.path(), board, 7, 6);
+    let mut rng = Rng(31);
+    let mut seen = [0; 3];
+    while seen.iter().any(|&n| n < 3) {
+        let n = 6 + rng.below(2) as usize;
+        let pos = random_position(&mut rng, board, n);
+        let (value, cert) = prove_and_check(dir.path(), &pos, 4);
+        check_both_ways(dir.path(), &cert);
+        seen[value as usize] += 1;
+    }
+}
+
+/// The version 3 bytes of a one-proof certificate written as one block, with the
+/// block's positions rewritten by `edit(entries)` (position, rank, move) and every
+/// checksum made to match again, as a forger would.
+fn forge_block(cert: &Certificate, edit: impl Fn(&mut Vec<(Vec<u8>, u32, Vec<u8>)>)) -> Vec<u8> {
+    let bytes = cert.to_blocked_bytes(usize::MAX).unwrap();
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let record = bytes.len() - 16 - 41;
+    let offset = u64::from_le_bytes(bytes[record..record + 8].try_into().unwrap()) as usize;
+    let len = u32_at(record + 8) as usize;
+    let raw = zstd::bulk::decompress(&bytes[offset..offset + len], 1 << 26).unwrap();
+    let mut entries = Vec::new();
+    let mut at = 0;
+    while at < raw.len() {
+        let rank = u32::from_le_bytes(raw[at + 17..at + 21].try_into().unwrap());
+        let n = raw[at + 21] as usize;
+        entries.push((
+            raw[at..at + 17].to_vec(),
+            rank,
+            raw[at + 22..at + 22 + n].to_vec(),
+        ));
+        at += 22 + n;
+    }
+    edit(&mut entries);
+    let mut block = Vec::new();
+    for (p, rank, mv) in &entries {
+        block.extend_from_slice(p);
+        block.extend_from_slice(&rank.to_le_bytes());
+        block.push(mv.len() as u8);
+        block.extend_from_slice(mv);
+    }
+    let packed = zstd::bulk::compress(&block, 3).unwrap();
+    let mut out = bytes[..offset].to_vec();
+    out.extend_from_slice(&packed);
+    out.extend_from_slice(&bytes[record..record + 8]);
+    out.extend_from_slice(&(packed.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    out.extend_from_slice(&entries[0].0);
+    out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&packed).to_le_bytes());
+    let sum = xxhash_rust::xxh3::xxh3_64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out.extend_from_slice(b"FNPREND\n");
+    out
+}
+
+#[test]
+fn forged_blocked_certificates_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::get(3, 3).unwrap();
+    let (value, cert) = prove_and_check(dir.path(), &Position::start(board), 4);
+    assert_eq!(value, Wdl::Win);
+    assert!(cert.parts[0].entries.len() > 2);
+    let file = dir.path().join("forged.fnproof");
+    let rejected = |bytes: Vec<u8>| {
+        std::fs::write(&file, bytes).unwrap();
+        check(&file, dir.path()).unwrap_err().to_string()
+    };
+    // Untouched, the forger's rewrite passes: the edits below are what fails.
+    std::fs::write(&file, forge_block(&cert, |_| {})).unwrap();
+    check(&file, dir.path()).expect("the same block, recompressed");
+    // Every rank the same: a move inside the win does not go down.
+    let e = rejected(forge_block(&cert, |es| es.iter_mut().for_each(|e| e.1 = 7)));
+    assert!(e.contains("ranks must fall along a win"), "{e}");
+    // Two positions swapped: out of order.
+    let e = rejected(forge_block(&cert, |es| es.swap(0, 1)));
+    assert!(e.contains("out of order") || e.contains("first"), "{e}");
+    // A position dropped (the directory says one fewer): a move leads nowhere, or
+    // the root is gone.
+    let e = rejected(forge_block(&cert, |es| {
+        es.pop();
+    }));
+    assert!(
+        e.contains("positions") || e.contains("neither in the proof"),
+        "{e}"
+    );
+    // A move changed to another text.
+    let e = rejected(forge_block(&cert, |es| {
+        let mover = es.iter_mut().find(|e| !e.2.is_empty()).unwrap();
+        mover.2 = b"a1-a2".to_vec();
+    }));
+    assert!(e.contains("illegal") || e.contains("a1-a2"), "{e}");
+    // A rank in a proof that a side does not lose.
+    let (_, draw) = prove_and_check(dir.path(), &Position::start(Board::get(5, 5).unwrap()), 6);
+    let mut one = draw.split_lemmas().remove(0);
+    one.lemmas.clear();
+    let e = rejected(forge_block(&one, |es| es[0].1 = 1));
+    assert!(
+        e.contains("a rank in a proof that does not claim a win"),
+        "{e}"
+    );
+}

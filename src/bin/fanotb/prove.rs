@@ -57,6 +57,11 @@ pub struct ProveArgs {
     /// proofs/tsivy/lemmas.
     #[arg(long)]
     pub lemmas: Option<PathBuf>,
+    /// Write the certificate in version 3 (docs/PROOF.md): blocks of positions with
+    /// ranks, checked block by block in bounded memory, for proofs too large to
+    /// hold whole.
+    #[arg(long)]
+    pub blocked: bool,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -264,7 +269,11 @@ pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
     );
     display.finish();
     let proved = proved?;
-    let bytes = proved.certificate.write(&out)?;
+    let bytes = if a.blocked {
+        proved.certificate.write_blocked(&out)?
+    } else {
+        proved.certificate.write(&out)?
+    };
     let mut written = Vec::new();
     if let Some(dir) = &a.lemmas {
         for lemma in proved.certificate.split_lemmas() {
@@ -287,6 +296,10 @@ pub struct CheckProofArgs {
     /// checksums it names). Example: proofs/tsivy/lemmas.
     #[arg(long)]
     pub lemmas: Option<PathBuf>,
+    /// MiB of decoded blocks a version 3 certificate's check keeps for its
+    /// look-ups, which with one block a thread bounds its memory. Example: 256.
+    #[arg(long, default_value_t = fanotb::DEFAULT_CACHE_MIB)]
+    pub cache_mib: usize,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -353,6 +366,7 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckReport> {
     let mut opts = CheckOptions::default();
     opts.verify_tables = a.verify_tables;
     opts.lemmas = a.lemmas.clone();
+    opts.cache_mib = Some(a.cache_mib);
     let r = check_proof(&a.file, &a.tables.dir, &opts)?;
     Ok(CheckReport {
         certificate: a.file.display().to_string(),

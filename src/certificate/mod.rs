@@ -6,6 +6,11 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+mod blocked;
+
+pub(crate) use blocked::Blocked;
+pub(crate) use blocked::{BLOCKED as BLOCKED_VERSION, BlockCache};
+
 use crate::board::Board;
 use crate::bytes::{Reader, Unsealed, seal, u64_at, unseal};
 use crate::index::Signature;
@@ -69,13 +74,23 @@ pub enum CertificateError {
     },
     /// The file is a certificate of a format version this build does not read.
     #[error(
-        "{path}: certificate format version {found}, this fanotb reads versions 1 to {VERSION}"
+        "{path}: certificate format version {found}, this fanotb reads versions 1 to {}",
+        blocked::BLOCKED
     )]
     Version {
         /// The file read.
         path: PathBuf,
         /// The version in the file.
         found: u32,
+    },
+    /// A proof of a win to be written with ranks (version 3) has a cycle, or a move
+    /// that does not parse: no rank can fall along every move.
+    #[error(
+        "the proof that {side} wins cannot be ranked: it has a cycle or a move that does not parse"
+    )]
+    Unrankable {
+        /// The proof's side.
+        side: &'static str,
     },
     /// The framing, checksum or payload is wrong.
     #[error("{path}: damaged: {what}")]
@@ -184,7 +199,7 @@ pub fn lemma_file_name(checksum: u64) -> String {
 
 /// The order positions of a proof are listed in: White's stones with the side to
 /// move in bit 63, then Black's stones.
-fn position_key(p: &Position) -> (u64, u64) {
+pub(crate) fn position_key(p: &Position) -> (u64, u64) {
     (
         p.white() | u64::from(p.turn() == Color::Black) << 63,
         p.black(),
@@ -210,7 +225,7 @@ pub struct Certificate {
     pub lemmas: Vec<LemmaRef>,
 }
 
-fn put_u64(v: &mut Vec<u8>, x: u64) {
+pub(crate) fn put_u64(v: &mut Vec<u8>, x: u64) {
     v.extend_from_slice(&x.to_le_bytes());
 }
 
@@ -228,7 +243,7 @@ fn claim_byte(c: Claim) -> u8 {
     }
 }
 
-fn put_position(v: &mut Vec<u8>, p: &Position) {
+pub(crate) fn put_position(v: &mut Vec<u8>, p: &Position) {
     put_u64(v, p.white());
     put_u64(v, p.black());
     v.push(color_byte(p.turn()));
@@ -246,9 +261,25 @@ impl Certificate {
 
     /// The uncompressed payload (docs/PROOF.md).
     fn payload(&self) -> Vec<u8> {
+        let mut v = Vec::new();
+        self.encode(&mut v, self.version(), |v, i| {
+            for e in &self.parts[i].entries {
+                put_position(v, &e.position);
+                let mv = e.mv.as_deref().unwrap_or("");
+                v.push(mv.len() as u8);
+                v.extend_from_slice(mv.as_bytes());
+            }
+        });
+        v
+    }
+
+    /// The payload of `version` with each proof's body (after its side, claim and
+    /// number of positions) written by `body(v, proof)`: its positions, or in
+    /// version 3 the number of its blocks.
+    fn encode(&self, v: &mut Vec<u8>, version: u32, mut body: impl FnMut(&mut Vec<u8>, usize)) {
         let b = self.root.board();
-        let mut v = vec![b.width() as u8, b.height() as u8];
-        put_position(&mut v, &self.root);
+        v.extend([b.width() as u8, b.height() as u8]);
+        put_position(v, &self.root);
         match self.proves {
             Proves::Value(w) => v.push(match w {
                 Wdl::Loss => 0,
@@ -264,30 +295,24 @@ impl Certificate {
         for (sig, sum) in &self.tables {
             v.push(sig.us);
             v.push(sig.them);
-            put_u64(&mut v, *sum);
+            put_u64(v, *sum);
         }
         v.push(self.parts.len() as u8);
-        for p in &self.parts {
+        for (i, p) in self.parts.iter().enumerate() {
             v.push(color_byte(p.side));
             v.push(claim_byte(p.claim));
-            put_u64(&mut v, p.entries.len() as u64);
-            for e in &p.entries {
-                put_position(&mut v, &e.position);
-                let mv = e.mv.as_deref().unwrap_or("");
-                v.push(mv.len() as u8);
-                v.extend_from_slice(mv.as_bytes());
-            }
+            put_u64(v, p.entries.len() as u64);
+            body(v, i);
         }
-        if self.version() >= 2 {
+        if version >= 2 {
             v.extend_from_slice(&(self.lemmas.len() as u32).to_le_bytes());
             for l in &self.lemmas {
-                put_u64(&mut v, l.checksum);
-                put_position(&mut v, &l.position);
+                put_u64(v, l.checksum);
+                put_position(v, &l.position);
                 v.push(color_byte(l.side));
                 v.push(claim_byte(l.claim));
             }
         }
-        v
     }
 
     /// The file's bytes.
@@ -420,6 +445,10 @@ impl Certificate {
         if !meta.is_file() {
             return Err(damaged("not a regular file"));
         }
+        if Certificate::file_version(path)? == Some(blocked::BLOCKED) {
+            let (head, sum, blocks) = Blocked::open(path)?;
+            return Ok((blocks.into_certificate(head)?, sum));
+        }
         if meta.len() > MAX_FILE {
             return Err(damaged("larger than any certificate this reader takes"));
         }
@@ -429,6 +458,19 @@ impl Certificate {
             .map_err(io)?;
         let cert = Certificate::from_bytes(path, &bytes)?;
         Ok((cert, u64_at(&bytes, bytes.len() - 16)))
+    }
+
+    /// The format version a certificate file names, `None` if it is too short to
+    /// name one (the reader then says what is wrong).
+    pub fn file_version(path: &Path) -> Result<Option<u32>, CertificateError> {
+        let mut head = [0u8; 12];
+        let n = std::fs::File::open(path)
+            .and_then(|f| f.take(12).read(&mut head))
+            .map_err(|source| CertificateError::Io {
+                path: path.into(),
+                source,
+            })?;
+        Ok((n == 12 && head[..8] == MAGIC).then(|| crate::bytes::u32_at(&head, 8)))
     }
 
     /// Parses and validates a certificate from its bytes, as `read` does; `path` is
@@ -452,6 +494,11 @@ impl Certificate {
         let mut head = Reader::new(&bytes[8..28]);
         let truncated = |_| damaged("truncated");
         let version = head.u32().map_err(truncated)?;
+        if version == blocked::BLOCKED {
+            return Err(damaged(
+                "a version 3 certificate is read from its file (Certificate::read), not from bytes",
+            ));
+        }
         if !(1..=VERSION).contains(&version) {
             return Err(CertificateError::Version {
                 path: path.into(),
@@ -477,12 +524,12 @@ impl Certificate {
         if payload.len() as u64 != raw_len {
             return Err(damaged("payload length"));
         }
-        parse_payload(&payload, version).map_err(|what| damaged(&what))
+        parse_payload(&payload, version, &mut Vec::new()).map_err(|what| damaged(&what))
     }
 }
 
 /// The payload's own fields: a side, a position on the board.
-trait PayloadFields {
+pub(crate) trait PayloadFields {
     fn color(&mut self) -> Result<Color, String>;
     fn claim(&mut self) -> Result<Claim, String>;
     fn position(&mut self, board: &'static Board) -> Result<Position, String>;
@@ -523,7 +570,13 @@ impl PayloadFields for Reader<'_> {
     }
 }
 
-fn parse_payload(b: &[u8], version: u32) -> Result<Certificate, String> {
+/// Parses a payload of `version`; for version 3, the header, whose proofs list no
+/// positions: `shape` gets each proof's number of positions and of blocks.
+pub(crate) fn parse_payload(
+    b: &[u8],
+    version: u32,
+    shape: &mut Vec<(u64, u32)>,
+) -> Result<Certificate, String> {
     let mut r = Reader::new(b);
     let (w, h) = (r.u8()? as usize, r.u8()? as usize);
     let board = Board::get(w, h).map_err(|e| e.to_string())?;
@@ -555,6 +608,19 @@ fn parse_payload(b: &[u8], version: u32) -> Result<Certificate, String> {
         let side = r.color()?;
         let claim = r.claim()?;
         let n = r.u64()?;
+        if version == blocked::BLOCKED {
+            let blocks = r.u32()?;
+            if n < blocks as u64 || n > blocks as u64 * blocked::MAX_BLOCK_POSITIONS as u64 {
+                return Err(format!("a proof of {n} positions in {blocks} blocks"));
+            }
+            shape.push((n, blocks));
+            parts.push(Part {
+                side,
+                claim,
+                entries: Vec::new(),
+            });
+            continue;
+        }
         // Each entry takes at least 18 bytes: a count beyond that is damage.
         if n > r.remaining() as u64 / 18 {
             return Err(format!(
