@@ -372,6 +372,20 @@ impl Position {
         out
     }
 
+    /// The number of distinct positions the legal moves lead to: `successors().len()`
+    /// without building them.
+    pub fn successor_count(&self) -> usize {
+        let (board, us, them) = (self.board(), self.us(), self.them());
+        match capturers(board, us, them) {
+            0 => paika_count(board, us, them) as usize,
+            caps => {
+                let mut res = Vec::new();
+                capture_results_of(board, caps, us, them, &mut res);
+                res.len()
+            }
+        }
+    }
+
     /// Whether the side to move has lost: no stones, or no legal move.
     pub fn is_lost(&self) -> bool {
         let board = self.board();

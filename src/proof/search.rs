@@ -161,6 +161,10 @@ struct Child {
     key: Key,
     /// Settled without search: a finished game, a table position or a lemma.
     leaf: Option<bool>,
+    /// Its numbers before any search, for a position the table does not hold yet:
+    /// from its mobility (df-pn with initial numbers: a side with many moves is hard
+    /// to refute).
+    fresh: (u32, u32),
 }
 
 /// The value of `pos` for its side to move when no search is needed: a finished
@@ -200,12 +204,27 @@ impl Dfpn<'_> {
     fn children(&self, pos: &Position) -> Vec<Child> {
         pos.successors()
             .into_iter()
-            .map(|c| Child {
-                key: Key::of(&c),
-                leaf: settled(self.tables, &c)
+            .map(|c| {
+                let key = Key::of(&c);
+                let leaf = settled(self.tables, &c)
                     .map(|v| wins_for(self.attacker, &c, v))
-                    .or_else(|| self.lemmas.attacker_wins(self.attacker, &c)),
-                pos: c,
+                    .or_else(|| self.lemmas.attacker_wins(self.attacker, &c));
+                let fresh = if leaf.is_none() && !self.tt.contains_key(&key) {
+                    let m = c.successor_count().clamp(1, 1 << 16) as u32;
+                    if c.turn() == self.attacker {
+                        (1, m)
+                    } else {
+                        (m, 1)
+                    }
+                } else {
+                    (1, 1)
+                };
+                Child {
+                    key,
+                    leaf,
+                    fresh,
+                    pos: c,
+                }
             })
             .collect()
     }
@@ -217,7 +236,7 @@ impl Dfpn<'_> {
             Some(false) => (INF, 0),
             // A repetition: the attacker gains nothing by going round.
             None if self.path.contains(&c.key) => (INF, 0),
-            None => self.tt.get(&c.key).copied().unwrap_or((1, 1)),
+            None => self.tt.get(&c.key).copied().unwrap_or(c.fresh),
         }
     }
 
