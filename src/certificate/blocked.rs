@@ -172,12 +172,8 @@ impl Certificate {
     /// Those of `to_blocked_bytes`, and the file's.
     pub fn write_blocked(&self, path: &Path) -> Result<u64, CertificateError> {
         let bytes = self.to_blocked_bytes(BLOCK_POSITIONS)?;
-        crate::durable::replace_file(path, |f| f.write_all(&bytes)).map_err(|source| {
-            CertificateError::Io {
-                path: path.into(),
-                source,
-            }
-        })?;
+        crate::durable::replace_file(path, |f| f.write_all(&bytes))
+            .map_err(CertificateError::io(path))?;
         Ok(bytes.len() as u64)
     }
 }
@@ -193,14 +189,8 @@ impl Blocked {
     /// `Io`; `NotACertificate`, `Version`; `Damaged` for a wrong checksum, header
     /// or directory.
     pub(crate) fn open(path: &Path) -> Result<(Certificate, u64, Blocked), CertificateError> {
-        let io = |source| CertificateError::Io {
-            path: path.into(),
-            source,
-        };
-        let damaged = |what: &str| CertificateError::Damaged {
-            path: path.into(),
-            what: what.into(),
-        };
+        let io = CertificateError::io(path);
+        let damaged = |what: &str| CertificateError::damaged(path, what);
         let file = File::open(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
         if !meta.is_file() {
@@ -341,17 +331,13 @@ impl Blocked {
     ) -> Result<Vec<RankedEntry>, CertificateError> {
         let refs = &self.blocks[part];
         let at = &refs[b];
-        let damaged = |what: &str| CertificateError::Damaged {
-            path: self.path.clone(),
-            what: format!("proof {} block {b}: {what}", part + 1),
+        let damaged = |what: &str| {
+            CertificateError::damaged(&self.path, &format!("proof {} block {b}: {what}", part + 1))
         };
         let mut packed = vec![0u8; at.len as usize];
         self.file
             .read_exact_at(&mut packed, at.offset)
-            .map_err(|source| CertificateError::Io {
-                path: self.path.clone(),
-                source,
-            })?;
+            .map_err(CertificateError::io(&self.path))?;
         if xxh3_64(&packed) != at.checksum {
             return Err(damaged("checksum mismatch"));
         }

@@ -102,6 +102,24 @@ pub enum CertificateError {
     },
 }
 
+impl CertificateError {
+    /// The error of a failed read or write of `path`.
+    fn io(path: &Path) -> impl Fn(std::io::Error) -> CertificateError + Copy + '_ {
+        move |source| CertificateError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// `path` is damaged: `what`.
+    fn damaged(path: &Path, what: &str) -> CertificateError {
+        CertificateError::Damaged {
+            path: path.into(),
+            what: what.into(),
+        }
+    }
+}
+
 /// One position of a proof graph, with the proving side's move where it is to move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -431,14 +449,8 @@ impl Certificate {
     /// Reads a certificate as `read` does, with its whole-file checksum (the name
     /// of a lemma file).
     pub fn read_summed(path: &Path) -> Result<(Certificate, u64), CertificateError> {
-        let io = |source| CertificateError::Io {
-            path: path.into(),
-            source,
-        };
-        let damaged = |what: &str| CertificateError::Damaged {
-            path: path.into(),
-            what: what.into(),
-        };
+        let io = CertificateError::io(path);
+        let damaged = |what: &str| CertificateError::damaged(path, what);
         // A device or a FIFO would be read without end: regular files only, of a
         // size a certificate can have.
         let meta = std::fs::metadata(path).map_err(io)?;
