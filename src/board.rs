@@ -127,6 +127,8 @@ pub struct Board {
     /// Per point and direction, the bit two steps along the line (0 where the line
     /// stops sooner): the first stone an approach from that point would take.
     second_bits: [[u64; 8]; 64],
+    /// Per point, its line neighbours.
+    neighbours: [u64; 64],
     syms: Vec<Symmetry>,
 }
 
@@ -212,6 +214,7 @@ impl Board {
         let mut step = [0i32; 8];
         let mut neighbour_bits = [[0u64; 8]; 64];
         let mut second_bits = [[0u64; 8]; 64];
+        let mut neighbours = [0u64; 64];
         for (d, &(dx, dy)) in DIRS.iter().enumerate() {
             step[d] = dx as i32 + dy as i32 * w as i32;
         }
@@ -239,6 +242,7 @@ impl Board {
                 if q != 0 {
                     second_bits[p][d] = neighbour_bits[q.trailing_zeros() as usize][d];
                 }
+                neighbours[p] |= q;
             }
         }
         let mut board = Board {
@@ -250,6 +254,7 @@ impl Board {
             step,
             neighbour_bits,
             second_bits,
+            neighbours,
             syms: Vec::new(),
         };
         board.syms = board.symmetry_maps();
@@ -354,6 +359,12 @@ impl Board {
     #[inline]
     pub(crate) fn second_bits(&self, p: u8) -> &[u64; 8] {
         &self.second_bits[p as usize]
+    }
+
+    /// The line neighbours of `p`.
+    #[inline]
+    pub(crate) fn neighbours(&self, p: u8) -> u64 {
+        self.neighbours[p as usize]
     }
 
     /// Moves every point of `bb` one step in direction `d`, dropping points with no

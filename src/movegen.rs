@@ -109,10 +109,10 @@ fn run(board: &Board, mut start: u64, d: usize, them: u64) -> u64 {
     taken
 }
 
-/// Stones of `us` that can make a capturing step.
+/// The points from which a stone would have a capturing step against `them`,
+/// landing on a point of `empty`: any point, whoever holds it.
 #[inline]
-pub(crate) fn capturers(board: &Board, us: u64, them: u64) -> u64 {
-    let empty = board.all() & !(us | them);
+pub(crate) fn capture_points(board: &Board, empty: u64, them: u64) -> u64 {
     let mut found = 0u64;
     for d in 0..8 {
         let back = opposite(d);
@@ -122,7 +122,20 @@ pub(crate) fn capturers(board: &Board, us: u64, them: u64) -> u64 {
         let withdrawal = can_step & board.shift(them, d);
         found |= approach | withdrawal;
     }
-    found & us
+    found
+}
+
+/// Stones of `us` that can make a capturing step.
+#[inline]
+pub(crate) fn capturers(board: &Board, us: u64, them: u64) -> u64 {
+    capture_points(board, board.all() & !(us | them), them) & us
+}
+
+/// Whether the stone on `p` has a capturing step against `them`, landing on a
+/// point of `empty`.
+#[inline]
+pub(crate) fn can_capture_from(board: &Board, p: u8, empty: u64, them: u64) -> bool {
+    capture_dirs(board, p, empty, them) != (0, 0)
 }
 
 /// Whether the side owning `us` has any capture.

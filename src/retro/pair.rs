@@ -11,8 +11,9 @@ use rayon::prelude::*;
 
 use super::checkpoint::{self as pair_checkpoint, Resume};
 use crate::board::Board;
+use crate::board::bits;
 use crate::index::{Indexer, Signature};
-use crate::movegen::{capturers, for_each_paika, has_capture};
+use crate::movegen::{can_capture_from, capture_points, capturers, for_each_paika};
 use crate::table::{
     BLESSED, CURSED, Codes, Decoded, Stats, Table, TableError, TableKind, code_wdl, packed_wdl,
 };
@@ -661,6 +662,12 @@ fn decode(deep: u16, low: u8, high: Option<&[AtomicU8]>, local: usize) -> u16 {
 /// The distinct table entries of the paika predecessors of `(us, them)` (the side
 /// `them` moved last), keeping only those that had no capture, unless `them`
 /// plays vela there (`vela`: every step is its move).
+///
+/// A predecessor has the stone of `q` back on an empty neighbour `p`. Whether it
+/// had a capture is found from one look at the board with `q` lifted (every
+/// point that could capture, landing on any empty point or `q`), computed once per
+/// `q` and shared by its `p`s: only the stones next to `p`, which lose `p` as a
+/// landing, need a look of their own.
 pub(super) fn unmoves(
     board: &Board,
     us: u64,
@@ -670,13 +677,31 @@ pub(super) fn unmoves(
     out: &mut Vec<u64>,
 ) {
     out.clear();
-    // A paika from p to q, undone: `them` steps back from q to p. Stepping back is a
-    // paika itself, so the same enumeration serves.
-    for_each_paika(board, them, us, |before, _, _| {
-        if vela || !has_capture(board, before, us) {
-            out.push(prev.index(before, us));
+    let empty = board.all() & !(us | them);
+    for q in bits(them) {
+        let lifted = them ^ (1 << q);
+        let open = empty | 1 << q;
+        let points = if vela {
+            0
+        } else {
+            capture_points(board, open, us)
+        };
+        let others = lifted & points;
+        for &to in board.neighbour_bits(q) {
+            let p_bit = to & empty;
+            if p_bit == 0 {
+                continue;
+            }
+            let p = p_bit.trailing_zeros() as u8;
+            let near = board.neighbours(p);
+            let captured = p_bit & points != 0
+                || others & !near != 0
+                || bits(others & near).any(|s| can_capture_from(board, s, open & !p_bit, us));
+            if !captured {
+                out.push(prev.index(lifted | p_bit, us));
+            }
         }
-    });
+    }
     out.sort_unstable();
     out.dedup();
 }
@@ -748,6 +773,54 @@ pub(super) fn memory_bound(
 mod tests {
     use super::*;
     use crate::limit::Limit;
+    use crate::movegen::has_capture;
+    use proptest::prelude::*;
+
+    /// `unmoves` the plain way: every step back of `them` as a paika, kept where
+    /// the position before it had no capture.
+    fn unmoves_reference(
+        board: &Board,
+        us: u64,
+        them: u64,
+        prev: &Indexer,
+        vela: bool,
+    ) -> Vec<u64> {
+        let mut out = Vec::new();
+        for_each_paika(board, them, us, |before, _, _| {
+            if vela || !has_capture(board, before, us) {
+                out.push(prev.index(before, us));
+            }
+        });
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn unmoves_match_the_plain_way(seed: u64, n_us in 1usize..5, n_them in 1usize..6, vela: bool) {
+            let board = Board::tsivy();
+            // Random disjoint stone sets from the seed.
+            let mut rng = seed | 1;
+            let mut next = || { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; rng };
+            let mut pick = |taken: u64, n: usize| {
+                let mut set = 0u64;
+                while set.count_ones() < n as u32 {
+                    let p = next() % board.points() as u64;
+                    if (taken | set) >> p & 1 == 0 {
+                        set |= 1 << p;
+                    }
+                }
+                set
+            };
+            let us = pick(0, n_us);
+            let them = pick(us, n_them);
+            let prev = Indexer::new(board, Signature::new(n_them as u8, n_us as u8));
+            let mut fast = Vec::new();
+            unmoves(board, us, them, &prev, vela, &mut fast);
+            prop_assert_eq!(fast, unmoves_reference(board, us, them, &prev, vela));
+        }
+    }
 
     /// The codes of every side of pair `key`, solved with the deep bytes from code
     /// `deep` on, from the smaller tables in `dir`.
