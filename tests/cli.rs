@@ -206,7 +206,7 @@ fn prove_and_check_proof() {
     assert_eq!(v["value"], "win");
     assert_eq!(v["proofs"][0]["side"], "white");
     assert_eq!(v["proofs"][0]["claim"], "wins");
-    assert_eq!(v["proofs"][0]["positions"], 35);
+    assert_eq!(v["proofs"][0]["positions"], 33);
     assert!(v["nodes"].as_u64().unwrap() > 0 && v["peak_rss"].as_u64().unwrap() > 0);
     let cert = v["certificate"].as_str().unwrap().to_string();
     assert!(cert.ends_with("proofs/5x3-start.fnproof"), "{cert}");
@@ -215,7 +215,27 @@ fn prove_and_check_proof() {
         (c["ok"].clone(), c["value"].clone()),
         (true.into(), "win".into())
     );
-    assert_eq!(c["positions"], 35);
+    assert_eq!(c["positions"], 33);
+    // The same proof in version 3, checked block by block with no room for blocks.
+    let blocked = dir.path().join("blocked.fnproof");
+    let b = blocked.to_str().unwrap();
+    let v = json(&[
+        "prove",
+        "5x3",
+        "--max-table-stones",
+        "4",
+        "--dir",
+        d,
+        "--out",
+        b,
+        "--blocked",
+    ]);
+    assert_eq!(v["proofs"][0]["positions"], 33);
+    let c = json(&["check-proof", b, "--dir", d, "--cache-mib", "0"]);
+    assert_eq!(
+        (c["ok"].clone(), c["positions"].clone()),
+        (true.into(), 33.into())
+    );
 
     // A flipped byte: a non-zero exit, the error on stderr, and as JSON on stdout.
     let mut bytes = std::fs::read(&cert).unwrap();
