@@ -12,9 +12,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::certificate::{
-    BLOCKED_VERSION, BlockCache, Blocked, Certificate, CertificateError, Claim, Part, Proves,
-};
+use crate::certificate::{BlockCache, Blocked, Certificate, CertificateError, Claim, Part, Proves};
 use crate::index::Signature;
 use crate::position::{Color, Position};
 use crate::probe::{ProbeError, ValueTables};
@@ -330,16 +328,7 @@ pub fn check_proof(
 ) -> Result<CheckReport, CheckError> {
     let start = Instant::now();
     // A version 3 file is checked block by block, never read whole.
-    let (cert, checksum, blocked) = match Certificate::file_version(path)? {
-        Some(BLOCKED_VERSION) => {
-            let (cert, sum, blocked) = Blocked::open(path)?;
-            (cert, sum, Some(blocked))
-        }
-        _ => {
-            let (cert, sum) = Certificate::read_summed(path)?;
-            (cert, sum, None)
-        }
-    };
+    let (cert, checksum, blocked) = Certificate::open_summed(path)?;
     let mut all = gather(cert, checksum, opts.lemmas.as_deref())?;
     all[0].blocked = blocked;
     let root = &all[0].cert;
@@ -690,7 +679,7 @@ fn check_blocked_part(
     let per_block: Result<Vec<u64>, CheckError> = (0..blocked.blocks(i))
         .into_par_iter()
         .map(|b| {
-            let block = blocked.block(i, b)?;
+            let block = cache.get(b)?;
             let mut moves = 0;
             for e in block.iter() {
                 let p = &e.entry.position;

@@ -290,6 +290,23 @@ pub(crate) fn capture_results(board: &Board, us: u64, them: u64, out: &mut Vec<(
     capture_results_of(board, capturers(board, us, them), us, them, out);
 }
 
+/// The number of distinct positions `us`'s legal moves lead to (perft 1), with `res`
+/// as the buffer for capture results.
+pub(crate) fn successor_count_in(
+    board: &Board,
+    us: u64,
+    them: u64,
+    res: &mut Vec<(u64, u64)>,
+) -> usize {
+    match capturers(board, us, them) {
+        0 => paika_count(board, us, them) as usize,
+        caps => {
+            capture_results_of(board, caps, us, them, res);
+            res.len()
+        }
+    }
+}
+
 /// `capture_results` of the stones `caps` (the capturers of `us`).
 pub(crate) fn capture_results_of(
     board: &Board,
@@ -388,15 +405,7 @@ impl Position {
     /// The number of distinct positions the legal moves lead to: `successors().len()`
     /// without building them.
     pub fn successor_count(&self) -> usize {
-        let (board, us, them) = (self.board(), self.us(), self.them());
-        match capturers(board, us, them) {
-            0 => paika_count(board, us, them) as usize,
-            caps => {
-                let mut res = Vec::new();
-                capture_results_of(board, caps, us, them, &mut res);
-                res.len()
-            }
-        }
+        successor_count_in(self.board(), self.us(), self.them(), &mut Vec::new())
     }
 
     /// Whether the side to move has lost: no stones, or no legal move.

@@ -3,7 +3,7 @@
 //! `Rules` (a vela) beside it.
 
 use crate::board::Board;
-use crate::movegen::{capture_results_of, capturers, for_each_paika, paika_count};
+use crate::movegen::{capture_results_of, capturers, for_each_paika, successor_count_in};
 use crate::position::Position;
 use crate::rules::Rules;
 
@@ -18,16 +18,13 @@ fn perft_in(board: &Board, us: u64, them: u64, depth: u32, buffers: &mut [Vec<(u
     if depth == 0 {
         return 1;
     }
-    let caps = capturers(board, us, them);
-    if depth == 1 && caps == 0 {
-        return paika_count(board, us, them) as u64;
-    }
     let (res, deeper) = buffers.split_first_mut().expect("a buffer a ply");
+    if depth == 1 {
+        return successor_count_in(board, us, them, res) as u64;
+    }
+    let caps = capturers(board, us, them);
     if caps != 0 {
         capture_results_of(board, caps, us, them, res);
-        if depth == 1 {
-            return res.len() as u64;
-        }
         res.iter()
             .map(|&(u, t)| perft_in(board, t, u, depth - 1, deeper))
             .sum()

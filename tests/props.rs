@@ -35,6 +35,8 @@ proptest! {
             prop_assert_eq!(&pos.parse_move(&text).unwrap(), &mv);
             prop_assert!(successors.contains(&pos.apply(&mv)));
         }
+        // The count the search's initial numbers use, made without building them.
+        prop_assert_eq!(pos.successor_count(), successors.len());
     }
 
     #[test]

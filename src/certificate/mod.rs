@@ -8,8 +8,8 @@ use thiserror::Error;
 
 mod blocked;
 
+pub(crate) use blocked::BlockCache;
 pub(crate) use blocked::Blocked;
-pub(crate) use blocked::{BLOCKED as BLOCKED_VERSION, BlockCache};
 
 use crate::board::Board;
 use crate::bytes::{Reader, Unsealed, seal, u64_at, unseal};
@@ -449,6 +449,18 @@ impl Certificate {
     /// Reads a certificate as `read` does, with its whole-file checksum (the name
     /// of a lemma file).
     pub fn read_summed(path: &Path) -> Result<(Certificate, u64), CertificateError> {
+        match Certificate::open_summed(path)? {
+            (head, sum, Some(blocks)) => Ok((blocks.into_certificate(head)?, sum)),
+            (cert, sum, None) => Ok((cert, sum)),
+        }
+    }
+
+    /// Opens a certificate file of any version with its whole-file checksum: a
+    /// version 1 or 2 file read whole, or a version 3 file's header with its blocks
+    /// left on disk to be read one at a time.
+    pub(crate) fn open_summed(
+        path: &Path,
+    ) -> Result<(Certificate, u64, Option<Blocked>), CertificateError> {
         let io = CertificateError::io(path);
         let damaged = |what: &str| CertificateError::damaged(path, what);
         // A device or a FIFO would be read without end: regular files only, of a
@@ -459,7 +471,7 @@ impl Certificate {
         }
         if Certificate::file_version(path)? == Some(blocked::BLOCKED) {
             let (head, sum, blocks) = Blocked::open(path)?;
-            return Ok((blocks.into_certificate(head)?, sum));
+            return Ok((head, sum, Some(blocks)));
         }
         if meta.len() > MAX_FILE {
             return Err(damaged("larger than any certificate this reader takes"));
@@ -469,7 +481,7 @@ impl Certificate {
             .and_then(|f| f.take(MAX_FILE + 1).read_to_end(&mut bytes))
             .map_err(io)?;
         let cert = Certificate::from_bytes(path, &bytes)?;
-        Ok((cert, u64_at(&bytes, bytes.len() - 16)))
+        Ok((cert, u64_at(&bytes, bytes.len() - 16), None))
     }
 
     /// The format version a certificate file names, `None` if it is too short to
