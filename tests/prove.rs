@@ -921,6 +921,20 @@ fn jobs_resume_from_their_lemmas_and_compose_the_root() {
     let again = fanotb::prove_jobs(d, &start, &tiny, &never, &|_| {}).unwrap();
     assert_eq!(again.levels[0].undecided, once.levels[0].undecided);
     assert_eq!(again.levels[0].nodes, 0, "tried before: not run again");
+    // A log written by an older search (no version column: version 1) is tried
+    // again by this one.
+    let log = fresh.join("jobs.tsv");
+    let older: String = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| format!("{}\n", l.rsplit_once('\t').unwrap().0))
+        .collect();
+    std::fs::write(&log, older).unwrap();
+    let newer = fanotb::prove_jobs(d, &start, &tiny, &never, &|_| {}).unwrap();
+    assert!(
+        newer.levels[0].nodes > 0,
+        "a weaker search's attempt is retried"
+    );
 }
 
 /// A job whose one search decides and the other stops at its limit leaves that half

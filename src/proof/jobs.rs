@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use super::lemmas::{Lemmas, answers};
 use super::prove::{ProveError, ProveOptions, certificate, prepare_tables};
-use super::search::search;
+use super::search::{SEARCH_VERSION, search};
 use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves};
 use crate::position::{Color, Position};
 use crate::probe::ValueTables;
@@ -179,13 +179,14 @@ pub fn job_levels(root: &Position, depth: usize, k: usize) -> Vec<Vec<Position>>
     out
 }
 
-/// An undecided attempt of the job log: its position, table stones, node limit
-/// and the lemmas present when it started.
+/// An undecided attempt of the job log: its position, table stones, node limit,
+/// the lemmas present when it started and the search's version.
 struct Attempt {
     position: String,
     k: usize,
     max_nodes: u64,
     lemmas: usize,
+    search: u32,
 }
 
 /// The job log, `jobs.tsv` in the lemma directory: one line per job run, appended.
@@ -212,6 +213,8 @@ impl Log {
                     k: f[2].parse().ok()?,
                     max_nodes: f[3].parse().ok()?,
                     lemmas: f[4].parse().ok()?,
+                    // Lines written before the column was added are version 1's.
+                    search: f.get(8).map_or(Some(1), |v| v.parse().ok())?,
                 })
             })
             .collect();
@@ -222,17 +225,21 @@ impl Log {
         }
     }
 
-    /// Whether `pos` was left undecided with these limits and at least `lemmas`
-    /// lemmas present.
+    /// Whether `pos` was left undecided with these limits, at least `lemmas`
+    /// lemmas present and this version of the search.
     fn tried(&self, pos: &Position, k: usize, max_nodes: u64, lemmas: usize) -> bool {
         let text = pos.to_string();
         self.tried.iter().any(|a| {
-            a.position == text && a.k == k && a.max_nodes >= max_nodes && a.lemmas >= lemmas
+            a.position == text
+                && a.k == k
+                && a.max_nodes >= max_nodes
+                && a.lemmas >= lemmas
+                && a.search >= SEARCH_VERSION
         })
     }
 
     /// Appends the line of an attempt of `job`: ply, position, table stones, node
-    /// limit, lemmas present when it started, result, nodes, seconds.
+    /// limit, lemmas present when it started, result, nodes, seconds, search version.
     fn append(
         &self,
         job: &Job,
@@ -250,7 +257,7 @@ impl Log {
         if new {
             writeln!(
                 f,
-                "ply\tposition\tk\tmax_nodes\tlemmas\tresult\tnodes\tseconds"
+                "ply\tposition\tk\tmax_nodes\tlemmas\tresult\tnodes\tseconds\tsearch"
             )?;
         }
         let value = match result {
@@ -260,7 +267,7 @@ impl Log {
         };
         writeln!(
             f,
-            "{}\t{}\t{}\t{}\t{lemmas}\t{}{value}\t{nodes}\t{seconds:.2}",
+            "{}\t{}\t{}\t{}\t{lemmas}\t{}{value}\t{nodes}\t{seconds:.2}\t{SEARCH_VERSION}",
             job.ply,
             job.pos,
             job.k,

@@ -18,6 +18,10 @@ use crate::value::Wdl;
 const INF: u32 = u32::MAX / 2;
 /// Search nodes between two progress reports.
 const REPORT_EVERY: u64 = 1 << 16;
+/// The search's version, raised whenever its choices change (version 2: initial
+/// numbers from mobility): the job log records it, so that a job a weaker search
+/// left undecided is tried again.
+pub(super) const SEARCH_VERSION: u32 = 2;
 /// How often the fixpoint may reject the search's verdict before the search gives up.
 const MAX_REPAIRS: usize = 8;
 
