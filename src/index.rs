@@ -516,6 +516,13 @@ pub struct FixedUs<'a> {
 }
 
 impl FixedUs<'_> {
+    /// Whether different `them` always have different indices: no symmetry but the
+    /// identity maps the stones to their representative.
+    #[inline]
+    pub fn is_injective(&self) -> bool {
+        self.which.count_ones() == 1
+    }
+
     /// The index of the position with these stones to move and `them` opposite.
     #[inline]
     pub fn index(&self, them: u64) -> u64 {

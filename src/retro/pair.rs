@@ -13,7 +13,7 @@ use super::checkpoint::{self as pair_checkpoint, Resume};
 use crate::board::Board;
 use crate::board::bits;
 use crate::index::{Indexer, Signature};
-use crate::movegen::{can_capture_from, capture_points, capturers, for_each_paika};
+use crate::movegen::{can_capture_from, capture_points, capturers, for_each_paika, paika_count};
 use crate::table::{
     BLESSED, CURSED, Codes, Decoded, Stats, Table, TableError, TableKind, code_wdl, packed_wdl,
 };
@@ -382,17 +382,27 @@ impl Pair {
                                 batch.flush(&mut decided);
                             }
                         } else {
-                            succ.clear();
                             // Every successor has `them` to move: canonicalise that once.
                             let fixed = next.with_us(them);
-                            for_each_paika(board, us, them, |u, _, _| succ.push(fixed.index(u)));
-                            succ.sort_unstable();
-                            succ.dedup();
-                            match succ.len() {
+                            // Each paika leads to a different position, so only
+                            // stones with a symmetry of their own can give two of
+                            // them one entry.
+                            let n = if fixed.is_injective() {
+                                paika_count(board, us, them) as usize
+                            } else {
+                                succ.clear();
+                                for_each_paika(board, us, them, |u, _, _| {
+                                    succ.push(fixed.index(u))
+                                });
+                                succ.sort_unstable();
+                                succ.dedup();
+                                succ.len()
+                            };
+                            match n {
                                 0 => decided(cell, 1), // stones but no move: lost in 0
                                 n => chunk[cell].store(UNDECIDED | n.min(127) as u8, Relaxed),
                             }
-                            too_many.fetch_or(succ.len() > 127, Relaxed);
+                            too_many.fetch_or(n > 127, Relaxed);
                         }
                     });
                     batch.flush(&mut decided);
