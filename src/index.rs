@@ -552,5 +552,44 @@ mod tests {
             prop_assert_eq!(spread(packed, mask), spread_portable(packed, mask));
             prop_assert_eq!(spread(packed, mask), set & mask);
         }
+
+        /// The generator's counter takes `is_injective` to mean that different
+        /// stones opposite never share an index: checked against the symmetries
+        /// themselves and against the indices of every one-stone change of `them`.
+        #[test]
+        fn injective_stones_give_every_opposite_set_its_own_index(x: u64, y: u64) {
+            let board = crate::board::Board::tsivy();
+            let idx = Indexer::new(board, Signature::new(2, 3));
+            let all = board.all();
+            let us = pick(x, all, 2);
+            let them = pick(y, all & !us, 3);
+            let fixed = idx.with_us(us);
+            let fixed_by = board.symmetries()[1..].iter().any(|g| g.apply(us) == us);
+            prop_assert_eq!(fixed.is_injective(), !fixed_by);
+            // Move one stone of `them` to each empty point: all different sets.
+            let empty = all & !(us | them);
+            let mut seen: Vec<u64> = bits(them)
+                .flat_map(|p| bits(empty).map(move |q| them ^ (1 << p) ^ (1 << q)))
+                .map(|t| fixed.index(t))
+                .collect();
+            let n = seen.len();
+            seen.sort_unstable();
+            seen.dedup();
+            if fixed.is_injective() {
+                prop_assert_eq!(seen.len(), n);
+            }
+        }
+    }
+
+    /// `n` points of `mask`, chosen by the bits of `seed`.
+    fn pick(seed: u64, mask: u64, n: usize) -> u64 {
+        let points: Vec<u8> = bits(mask).collect();
+        let mut out = 0u64;
+        let mut s = seed;
+        while out.count_ones() < n as u32 {
+            out |= 1 << points[(s % points.len() as u64) as usize];
+            s = s.rotate_left(7).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        }
+        out
     }
 }
