@@ -557,12 +557,18 @@ mod tests {
         /// stones opposite never share an index: checked against the symmetries
         /// themselves and against the indices of every one-stone change of `them`.
         #[test]
-        fn injective_stones_give_every_opposite_set_its_own_index(x: u64, y: u64) {
+        fn injective_stones_give_every_opposite_set_its_own_index(
+            points in proptest::sample::subsequence(
+                bits(crate::board::Board::tsivy().all()).collect::<Vec<u8>>(),
+                5,
+            )
+            .prop_shuffle(),
+        ) {
             let board = crate::board::Board::tsivy();
             let idx = Indexer::new(board, Signature::new(2, 3));
             let all = board.all();
-            let us = pick(x, all, 2);
-            let them = pick(y, all & !us, 3);
+            let set = |ps: &[u8]| ps.iter().fold(0u64, |s, &p| s | 1 << p);
+            let (us, them) = (set(&points[..2]), set(&points[2..]));
             let fixed = idx.with_us(us);
             let fixed_by = board.symmetries()[1..].iter().any(|g| g.apply(us) == us);
             prop_assert_eq!(fixed.is_injective(), !fixed_by);
@@ -579,17 +585,5 @@ mod tests {
                 prop_assert_eq!(seen.len(), n);
             }
         }
-    }
-
-    /// `n` points of `mask`, chosen by the bits of `seed`.
-    fn pick(seed: u64, mask: u64, n: usize) -> u64 {
-        let points: Vec<u8> = bits(mask).collect();
-        let mut out = 0u64;
-        let mut s = seed;
-        while out.count_ones() < n as u32 {
-            out |= 1 << points[(s % points.len() as u64) as usize];
-            s = s.rotate_left(7).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        }
-        out
     }
 }

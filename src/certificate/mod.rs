@@ -8,8 +8,7 @@ use thiserror::Error;
 
 mod blocked;
 
-pub(crate) use blocked::BlockCache;
-pub(crate) use blocked::Blocked;
+pub(crate) use blocked::{BlockCache, Blocked};
 
 use crate::board::Board;
 use crate::bytes::{Reader, Unsealed, seal, u64_at, unseal};
