@@ -254,9 +254,14 @@ impl Pair {
     ) -> Pair {
         let sides: Vec<Indexer> = sigs.iter().map(|&s| Indexer::new(board, s)).collect();
         let ranges: Vec<_> = sides.iter().map(range).collect();
+        // Notified at random by the propagation: on huge pages.
         let states = ranges
             .iter()
-            .map(|r| r.clone().map(|_| AtomicU8::new(0)).collect())
+            .map(|r| {
+                let state = zeroed_bytes((r.end - r.start) as usize);
+                crate::sys::advise_huge_pages(&state);
+                state
+            })
             .collect();
         let marks = ranges
             .iter()

@@ -352,6 +352,8 @@ impl TableFile {
     pub(crate) fn read_all(&self) -> Result<Vec<u16>, TableError> {
         // Decoded in place, block by block: no second copy of the table.
         let mut codes = vec![0u16; self.header.entries as usize];
+        // The generator looks captures up in it at random.
+        crate::sys::advise_huge_pages(&codes);
         codes
             .par_chunks_mut(self.header.block_entries as usize)
             .enumerate()
