@@ -937,6 +937,51 @@ fn jobs_resume_from_their_lemmas_and_compose_the_root() {
     );
 }
 
+/// Two processes on one lemma directory: a job the other ran to its end after this
+/// level began (its claim let go) is not run again, whether it left lemmas (known)
+/// or only a log line (tried before). The other process is a whole run started
+/// from the observer of this one's first job.
+#[test]
+fn a_job_another_process_finished_is_not_run_again() {
+    use std::sync::Mutex;
+    use std::sync::atomic::AtomicBool;
+    let board = Board::get(5, 5).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (d, k) = (dir.path(), 6);
+    let start = Position::start(board);
+    let never = AtomicBool::new(false);
+    for (name, max_nodes) in [("proved", 50_000_000), ("tiny", 1000)] {
+        let mut o = fanotb::JobOptions::new(2, d.join(name));
+        o.workers = 1;
+        o.prove = opts(k);
+        o.prove.limits = Limits::new(max_nodes, 50_000_000);
+        let first_job = Mutex::new(None);
+        let mine = fanotb::prove_jobs(d, &start, &o, &never, &|e| {
+            if let fanotb::JobEvent::Done { ply: 2, nodes, .. } = e {
+                let mut first = first_job.lock().unwrap();
+                if first.is_none() {
+                    *first = Some(*nodes);
+                    fanotb::prove_jobs(d, &start, &o, &never, &|_| {}).unwrap();
+                }
+            }
+        })
+        .unwrap();
+        let deepest = mine.levels[0];
+        assert_eq!(deepest.ply, 2);
+        assert!(deepest.jobs > 1, "{name}: {deepest:?}");
+        assert_eq!(
+            Some(deepest.nodes),
+            *first_job.lock().unwrap(),
+            "{name}: only the first job searched: {deepest:?}"
+        );
+        assert_eq!(deepest.claimed, 0, "{name}: {deepest:?}");
+        if name == "proved" {
+            assert_eq!(deepest.proved, 1, "{deepest:?}");
+            assert_eq!(deepest.known, deepest.jobs - 1, "{deepest:?}");
+        }
+    }
+}
+
 /// A job whose one search decides and the other stops at its limit leaves that half
 /// as a lemma ("partly"); a later run with a larger limit runs only the other search
 /// and joins the two halves into the value's certificate.

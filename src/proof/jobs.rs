@@ -189,53 +189,63 @@ struct Attempt {
     search: u32,
 }
 
+impl Attempt {
+    /// The undecided attempt a log line records, if it records one.
+    fn parse(line: &str) -> Option<Attempt> {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 8 || !(f[5] == "undecided" || f[5].starts_with("partly")) {
+            return None;
+        }
+        Some(Attempt {
+            position: f[1].to_string(),
+            k: f[2].parse().ok()?,
+            max_nodes: f[3].parse().ok()?,
+            lemmas: f[4].parse().ok()?,
+            // Lines written before the column was added are version 1's.
+            search: f.get(8).map_or(Some(1), |v| v.parse().ok())?,
+        })
+    }
+}
+
 /// The job log, `jobs.tsv` in the lemma directory: one line per job run, appended.
 struct Log {
     path: PathBuf,
-    tried: Vec<Attempt>,
     file: Mutex<()>,
 }
 
 impl Log {
     fn open(dir: &Path) -> Log {
-        let path = dir.join("jobs.tsv");
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        // Undecided attempts only: a proved job leaves lemmas, which say more.
-        let tried = text
-            .lines()
-            .filter_map(|l| {
-                let f: Vec<&str> = l.split('\t').collect();
-                if f.len() < 8 || !(f[5] == "undecided" || f[5].starts_with("partly")) {
-                    return None;
-                }
-                Some(Attempt {
-                    position: f[1].to_string(),
-                    k: f[2].parse().ok()?,
-                    max_nodes: f[3].parse().ok()?,
-                    lemmas: f[4].parse().ok()?,
-                    // Lines written before the column was added are version 1's.
-                    search: f.get(8).map_or(Some(1), |v| v.parse().ok())?,
-                })
-            })
-            .collect();
         Log {
-            path,
-            tried,
+            path: dir.join("jobs.tsv"),
             file: Mutex::new(()),
         }
     }
 
     /// Whether `pos` was left undecided with these limits, at least `lemmas`
-    /// lemmas present and this version of the search.
-    fn tried(&self, pos: &Position, k: usize, max_nodes: u64, lemmas: usize) -> bool {
-        let text = pos.to_string();
-        self.tried.iter().any(|a| {
-            a.position == text
+    /// lemmas present and this version of the search. The file is read each time:
+    /// other processes on the lemma directory append to it.
+    fn tried(
+        &self,
+        pos: &Position,
+        k: usize,
+        max_nodes: u64,
+        lemmas: usize,
+    ) -> std::io::Result<bool> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        let pos = pos.to_string();
+        // Undecided attempts only: a proved job leaves lemmas, which say more. A
+        // line being appended meanwhile is short of fields and passed over.
+        Ok(text.lines().filter_map(Attempt::parse).any(|a| {
+            a.position == pos
                 && a.k == k
                 && a.max_nodes >= max_nodes
                 && a.lemmas >= lemmas
                 && a.search >= SEARCH_VERSION
-        })
+        }))
     }
 
     /// Appends the line of an attempt of `job`: ply, position, table stones, node
@@ -486,9 +496,6 @@ impl Job<'_> {
         if let Some(v) = known(&lemmas.read().expect("not poisoned"), pos) {
             return Ok((JobResult::Known(v), 0, None));
         }
-        if log.tried(pos, self.k, self.max_nodes, self.below) {
-            return Ok((JobResult::TriedBefore, 0, None));
-        }
         let io = |source| {
             ProveError::Certificate(CertificateError::Io {
                 path: opts.lemmas.clone(),
@@ -498,10 +505,25 @@ impl Job<'_> {
         let Some(_claim) = JobClaim::take(&opts.lemmas, pos).map_err(io)? else {
             return Ok((JobResult::Claimed, 0, None));
         };
-        let t = Instant::now();
+        // Another process on the lemma directory may have run this job since the
+        // level began and let its claim go: its lemmas and log line say so.
         // The searches read a snapshot: the lemmas of siblings proved meanwhile
         // serve the next jobs.
-        let mut snapshot = lemmas.read().expect("not poisoned").clone();
+        let mut snapshot = {
+            let mut all = lemmas.write().expect("not poisoned");
+            all.refresh(&opts.lemmas, pos.board())?;
+            if let Some(v) = known(&all, pos) {
+                return Ok((JobResult::Known(v), 0, None));
+            }
+            all.clone()
+        };
+        if log
+            .tried(pos, self.k, self.max_nodes, self.below)
+            .map_err(io)?
+        {
+            return Ok((JobResult::TriedBefore, 0, None));
+        }
+        let t = Instant::now();
         let own = snapshot.remove(pos);
         let done = establish((values, &snapshot), (pos, &own), job_opts, &opts.lemmas)?;
         let mut written = Vec::new();

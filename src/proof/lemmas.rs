@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::search::Key;
 use crate::board::Board;
@@ -16,6 +16,9 @@ use crate::position::{Color, Position};
 pub struct Lemmas {
     by_key: FxHashMap<Key, Vec<LemmaRef>>,
     count: usize,
+    /// The checksums of the lemma files read or added, so that `refresh` reads
+    /// only the files written since.
+    files: FxHashSet<u64>,
 }
 
 impl Lemmas {
@@ -29,14 +32,29 @@ impl Lemmas {
     ///
     /// # Errors
     ///
+    /// Those of [`Lemmas::refresh`].
+    pub fn load(dir: &Path, board: &'static Board) -> Result<Lemmas, CertificateError> {
+        let mut lemmas = Lemmas::none();
+        lemmas.refresh(dir, board)?;
+        Ok(lemmas)
+    }
+
+    /// Reads the `*.fnlemma` files of `dir` not read or added yet (another worker's,
+    /// written meanwhile), keeps those of `board`, and returns how many files it read.
+    ///
+    /// # Errors
+    ///
     /// A file that cannot be read or is damaged, that is not a lemma, or whose
     /// checksum is not the one its name gives: each would mislead the search, and
     /// the error names the file to remove.
-    pub fn load(dir: &Path, board: &'static Board) -> Result<Lemmas, CertificateError> {
-        let mut lemmas = Lemmas::none();
+    pub fn refresh(
+        &mut self,
+        dir: &Path,
+        board: &'static Board,
+    ) -> Result<usize, CertificateError> {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(lemmas),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
             Err(source) => {
                 return Err(CertificateError::Io {
                     path: dir.into(),
@@ -47,10 +65,16 @@ impl Lemmas {
         let mut paths: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "fnlemma"))
+            // A lemma's name is its checksum in hex (checked below as it is read).
+            .filter(|p| {
+                p.file_stem()
+                    .and_then(|s| u64::from_str_radix(s.to_str()?, 16).ok())
+                    .is_none_or(|c| !self.files.contains(&c))
+            })
             .collect();
         paths.sort();
-        for path in paths {
-            let (cert, checksum) = Certificate::read_summed(&path)?;
+        for path in &paths {
+            let (cert, checksum) = Certificate::read_summed(path)?;
             let damaged = |what: String| CertificateError::Damaged {
                 path: path.clone(),
                 what,
@@ -65,20 +89,22 @@ impl Lemmas {
                 )));
             }
             if cert.root.board() != board {
+                self.files.insert(checksum);
                 continue;
             }
-            lemmas.add(LemmaRef {
+            self.add(LemmaRef {
                 position: cert.root,
                 side,
                 claim,
                 checksum,
             });
         }
-        Ok(lemmas)
+        Ok(paths.len())
     }
 
     /// Adds a lemma (kept once per side and claim).
     pub fn add(&mut self, l: LemmaRef) {
+        self.files.insert(l.checksum);
         let v = self.by_key.entry(Key::of(&l.position)).or_default();
         if !v.iter().any(|o| o.side == l.side && o.claim == l.claim) {
             v.push(l);
