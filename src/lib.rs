@@ -239,7 +239,7 @@ pub use probe::{MoveValue, ProbeError, TableInfo, Tablebase, Value, best_count};
 pub use proof::{
     CheckpointError, CheckpointPlan, JobEvent, JobOptions, JobResult, JobsReport, Lemmas,
     LevelReport, Limits, ProveError, ProveOptions, Proved, SearchOutcome, SearchProgress,
-    job_levels, prove, prove_jobs,
+    TreeOptions, TreeProgress, TreeReport, job_levels, prove, prove_jobs, prove_tree,
 };
 pub use query::{ChartQuery, GameQuery, MAX_POSITION_TEXT, PositionQuery, QueryError};
 pub use record::{Record, RecordError};

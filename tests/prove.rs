@@ -1164,3 +1164,61 @@ fn forged_blocked_certificates_are_rejected() {
         "{e}"
     );
 }
+
+/// PN² (`prove_tree`): each question answered over a first-level tree whose leaves
+/// are searched with a small budget agrees with the whole-board values (dimy a
+/// draw, 5x3 a win for White); a run stopped after a few expansions goes on from its
+/// log and lemmas; the two answers compose the root's certificate, which checks.
+#[test]
+fn a_first_level_tree_answers_each_question_and_composes_the_root() {
+    use std::sync::atomic::AtomicBool;
+    let never = AtomicBool::new(false);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let tree = |board: &'static Board, k: usize, attacker: Color, leaf: u64, max: Option<u64>| {
+        let mut o = fanotb::TreeOptions::new(attacker, d.join(board.size_name()));
+        o.prove = opts(k);
+        o.prove.limits = Limits::new(leaf, 50_000_000);
+        o.max_expansions = max;
+        fanotb::prove_tree(d, &Position::start(board), &o, &never, &|_| {}).unwrap()
+    };
+    let dimy = Board::get(5, 5).unwrap();
+    let first = tree(dimy, 6, Color::White, 100, Some(3));
+    assert_eq!(first.attacker_wins, None);
+    assert_eq!(first.progress.expansions, 3);
+    assert!(first.root.is_none());
+    // Dimy is a draw: neither side wins.
+    let white = tree(dimy, 6, Color::White, 100, None);
+    assert_eq!(white.attacker_wins, Some(false));
+    assert!(white.progress.expansions > 3, "{:?}", white.progress);
+    assert!(
+        white.progress.reused >= first.progress.searched,
+        "the first run's leaves come from its log: {:?}",
+        white.progress
+    );
+    assert!(white.root.is_none(), "one half of the draw only");
+    let black = tree(dimy, 6, Color::Black, 100, None);
+    assert_eq!(black.attacker_wins, Some(false));
+    let lemmas = d.join(dimy.size_name());
+    let file = d.join("dimy.fnproof");
+    let cert = black.root.expect("both halves: the value");
+    assert_eq!(cert.proves, Proves::Value(Wdl::Draw));
+    cert.write(&file).unwrap();
+    assert_eq!(
+        check_with(&file, d, &lemmas).unwrap().proves,
+        Proves::Value(Wdl::Draw)
+    );
+    // 5x3 is a win for White, who moves first.
+    let five = Board::get(5, 3).unwrap();
+    let w = tree(five, 2, Color::White, 20, None);
+    assert_eq!(w.attacker_wins, Some(true));
+    assert!(w.progress.expansions > 0, "{:?}", w.progress);
+    let cert = w.root.expect("a win is the value");
+    assert_eq!(cert.proves, Proves::Value(Wdl::Win));
+    cert.write(&file).unwrap();
+    let lemmas = d.join(five.size_name());
+    assert_eq!(
+        check_with(&file, d, &lemmas).unwrap().proves,
+        Proves::Value(Wdl::Win)
+    );
+}

@@ -641,7 +641,10 @@ fn establish(
 
 /// The certificate of `root`'s value composed from its own lemmas in `dir` (one
 /// win, or two "does not lose"), if they give its value and agree on the tables.
-fn root_from_lemmas(dir: &Path, root: &Position) -> Result<Option<Certificate>, ProveError> {
+pub(super) fn root_from_lemmas(
+    dir: &Path,
+    root: &Position,
+) -> Result<Option<Certificate>, ProveError> {
     let lemmas = Lemmas::load(dir, root.board())?;
     let Some(value) = known(&lemmas, root) else {
         return Ok(None);

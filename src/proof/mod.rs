@@ -18,7 +18,8 @@
 //! Rooms: `search` (the df-pn engine), `extract` (the certificate of a verdict),
 //! `prove` (the pipeline: tables, the two searches, the certificate), `checkpoint`
 //! (the search's saved transposition table), `lemmas` (proved sub-positions the
-//! search takes as leaves), `jobs` (a proof split into jobs that leave lemmas).
+//! search takes as leaves), `jobs` (a proof split into jobs that leave lemmas),
+//! `tree` (PN²: a best-first first-level tree over bounded searches, leaving lemmas).
 
 mod checkpoint;
 mod extract;
@@ -26,9 +27,11 @@ mod jobs;
 mod lemmas;
 mod prove;
 mod search;
+mod tree;
 
 pub use checkpoint::CheckpointError;
 pub use jobs::{JobEvent, JobOptions, JobResult, JobsReport, LevelReport, job_levels, prove_jobs};
 pub use lemmas::Lemmas;
 pub use prove::{ProveError, ProveOptions, Proved, needed_tables, prove};
 pub use search::{CheckpointPlan, Limits, SearchOutcome, SearchProgress};
+pub use tree::{TreeOptions, TreeProgress, TreeReport, prove_tree};

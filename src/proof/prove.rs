@@ -45,6 +45,10 @@ pub enum ProveError {
         /// Points of the board.
         points: usize,
     },
+    /// A node of a first-level tree that its children decided was not decided the
+    /// same way by its own search over their lemmas (a defect; no lemma written).
+    #[error("the first-level tree decided {0}, but its search over its children's lemmas did not")]
+    Uncertified(String),
     /// A search stopped at a limit (or its verdict could not be certified) before
     /// the value was known.
     #[error(

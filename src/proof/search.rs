@@ -15,7 +15,7 @@ use crate::probe::ValueTables;
 use crate::value::Wdl;
 
 /// Proof and disproof numbers at or above this are infinite.
-const INF: u32 = u32::MAX / 2;
+pub(super) const INF: u32 = u32::MAX / 2;
 /// Search nodes between two progress reports.
 const REPORT_EVERY: u64 = 1 << 16;
 /// The search's version, raised whenever its choices change (version 2: initial
@@ -79,6 +79,10 @@ pub struct SearchOutcome {
     pub resumed: usize,
     /// Positions in the transposition table at the end.
     pub entries: usize,
+    /// The root's proof number at the end (`u32::MAX / 2` is infinite).
+    pub proof: u32,
+    /// The root's disproof number at the end.
+    pub disproof: u32,
 }
 
 /// Where and how often a search saves its transposition table.
@@ -408,6 +412,7 @@ pub(super) fn search(
         if let Some(e) = s.save_error.take() {
             return Err(e);
         }
+        let (proof, disproof) = s.tt.get(&s.root).copied().unwrap_or((1, 1));
         let done = |s: &Dfpn, verdict, graph, repairs| SearchOutcome {
             attacker,
             attacker_wins: verdict,
@@ -417,6 +422,8 @@ pub(super) fn search(
             repairs,
             resumed,
             entries: s.tt.len(),
+            proof,
+            disproof,
         };
         let Some(win) = verdict else {
             if !stop.load(Relaxed) {

@@ -13,6 +13,7 @@ mod output;
 mod probe;
 mod progress;
 mod prove;
+mod prove_tree;
 mod rules;
 mod serve;
 mod solve;
@@ -117,6 +118,13 @@ enum Command {
         after_help = "Example: fanotb prove-jobs dimy --depth 2 --lemmas tables/lemmas/dimy --max-table-stones 6"
     )]
     ProveJobs(prove::ProveJobsArgs),
+    /// Answer "does SIDE win?" at a board's start (or --position) by PN²: a
+    /// best-first tree whose leaves are bounded searches, each proof kept as a
+    /// lemma; a run stopped anywhere goes on from the lemmas and the leaves' log.
+    #[command(
+        after_help = "Example: fanotb prove-tree dimy --attacker white --lemmas tables/lemmas/dimy --max-table-stones 6"
+    )]
+    ProveTree(prove_tree::ProveTreeArgs),
     /// Serve the tables over HTTP: a JSON API (/api/probe, /api/line, /api/tables) and
     /// a web board at /.
     #[command(
@@ -185,6 +193,7 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Prove(a) => print(&prove::prove_command(a, json)?, json),
         Command::CheckProof(a) => print(&prove::check_proof_command(a)?, json),
         Command::ProveJobs(a) => prove::prove_jobs_command(a, json)?,
+        Command::ProveTree(a) => prove_tree::prove_tree_command(a, json)?,
         Command::Serve(a) => serve::serve(a)?,
         Command::Game(_) if json => return Err("game is interactive: it has no --json".into()),
         Command::Game(a) => game::game(a)?,
