@@ -519,7 +519,8 @@ pub fn prove_tree(
         last = progress(&tree, &run, expansions, pos, children);
         observer(&last);
     }
-    last.seconds = start.elapsed().as_secs_f64();
+    // The figures after the last update (a transposition may have decided it).
+    last = progress(&tree, &run, expansions, last.position, last.children);
     let root_node = &tree[0];
     let attacker_wins = root_node.decided().then_some(root_node.pn == 0);
     Ok(TreeReport {

@@ -151,7 +151,7 @@ impl fmt::Display for ProveTreeReport {
             )?,
             _ => writeln!(f, "root: its value waits for the other question")?,
         }
-        write!(
+        writeln!(
             f,
             "{:.1} s, peak {}",
             self.seconds,
