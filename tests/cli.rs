@@ -843,3 +843,92 @@ fn prove_never_replaces_what_is_not_a_regular_file() {
     assert_eq!(std::fs::read_to_string(&mine).unwrap(), "mine");
     assert!(!dir.path().join("3x3").exists(), "no table was built");
 }
+
+/// The last JSON value of a streamed report (JSON lines, then the report).
+fn last_json(args: &[&str]) -> Value {
+    let out = fanotb().args(args).arg("--json").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let values = serde_json::Deserializer::from_slice(&out.stdout).into_iter::<Value>();
+    values.map(Result::unwrap).last().expect("a report")
+}
+
+/// `prove-tree`: a run cut short exits non-zero and says how to go on; the two
+/// questions answered "no" write the root's draw certificate, which checks, and
+/// `prove-jobs` over the same lemmas knows the root without a search.
+#[test]
+fn prove_tree_answers_each_question_and_says_when_it_has_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let lemmas = dir.path().join("lemmas");
+    let l = lemmas.to_str().unwrap();
+    let run = |attacker: &str, extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "prove-tree",
+            "dimy",
+            "--attacker",
+            attacker,
+            "--max-table-stones",
+            "4",
+            "--max-nodes",
+            "300",
+            "--workers",
+            "1",
+            "--lemmas",
+            l,
+            "--dir",
+            d,
+        ]
+        .map(String::from)
+        .to_vec();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let cut = run("white", &["--max-expansions", "1"]);
+    let err = fails(&cut.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(err.contains("not answered yet"), "{err}");
+    let white = last_json(
+        &run("white", &[])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(white["answer"], "no win");
+    assert_eq!(white["attacker"], "White");
+    assert!(white["value"].is_null(), "{white}");
+    assert!(
+        white["reused"].as_u64().unwrap() > 0,
+        "the cut run's leaves: {white}"
+    );
+    let black = last_json(
+        &run("black", &[])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(black["answer"], "no win");
+    assert_eq!(black["value"], "draw");
+    let cert = black["certificate"].as_str().unwrap().to_string();
+    let c = json(&["check-proof", &cert, "--lemmas", l, "--dir", d]);
+    assert_eq!(
+        (c["ok"].clone(), c["value"].clone()),
+        (true.into(), "draw".into())
+    );
+    let jobs = last_json(&[
+        "prove-jobs",
+        "dimy",
+        "--depth",
+        "1",
+        "--max-table-stones",
+        "4",
+        "--lemmas",
+        l,
+        "--dir",
+        d,
+    ]);
+    assert_eq!(jobs["value"], "draw");
+    assert_eq!(jobs["levels"][1]["known"], 1, "{jobs}");
+}

@@ -12,8 +12,9 @@ use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
 use super::lemmas::{Lemmas, answers};
-use super::prove::{ProveError, ProveOptions, certificate, prepare_tables};
+use super::prove::{ProveError, ProveOptions, certificate, on_workers, prepare_tables};
 use super::search::{SEARCH_VERSION, search};
+use super::tsv::TsvLog;
 use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves};
 use crate::position::{Color, Position};
 use crate::probe::ValueTables;
@@ -208,17 +209,15 @@ impl Attempt {
 }
 
 /// The job log, `jobs.tsv` in the lemma directory: one line per job run, appended.
-struct Log {
-    path: PathBuf,
-    file: Mutex<()>,
-}
+struct Log(TsvLog);
 
 impl Log {
     fn open(dir: &Path) -> Log {
-        Log {
-            path: dir.join("jobs.tsv"),
-            file: Mutex::new(()),
-        }
+        Log(TsvLog::new(
+            dir,
+            "jobs.tsv",
+            "ply\tposition\tk\tmax_nodes\tlemmas\tresult\tnodes\tseconds\tsearch",
+        ))
     }
 
     /// Whether `pos` was left undecided with these limits, at least `lemmas`
@@ -231,14 +230,9 @@ impl Log {
         max_nodes: u64,
         lemmas: usize,
     ) -> std::io::Result<bool> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-            Err(e) => return Err(e),
-        };
+        let text = self.0.read()?;
         let pos = pos.to_string();
-        // Undecided attempts only: a proved job leaves lemmas, which say more. A
-        // line being appended meanwhile is short of fields and passed over.
+        // Undecided attempts only: a proved job leaves lemmas, which say more.
         Ok(text.lines().filter_map(Attempt::parse).any(|a| {
             a.position == pos
                 && a.k == k
@@ -258,32 +252,19 @@ impl Log {
         nodes: u64,
         seconds: f64,
     ) -> std::io::Result<()> {
-        let _one = self.file.lock().expect("the log lock is not poisoned");
-        let new = !self.path.exists();
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
-        if new {
-            writeln!(
-                f,
-                "ply\tposition\tk\tmax_nodes\tlemmas\tresult\tnodes\tseconds\tsearch"
-            )?;
-        }
         let value = match result {
             JobResult::Proved(v) => format!(" {}", v.name()),
             JobResult::Partly(side, claim) => format!(" {} {}", side.name(), claim.name()),
             _ => String::new(),
         };
-        writeln!(
-            f,
+        self.0.append(&format!(
             "{}\t{}\t{}\t{}\t{lemmas}\t{}{value}\t{nodes}\t{seconds:.2}\t{SEARCH_VERSION}",
             job.ply,
             job.pos,
             job.k,
             job.max_nodes,
             result.name()
-        )
+        ))
     }
 }
 
@@ -427,15 +408,7 @@ pub fn prove_jobs(
                 });
             }
         };
-        std::thread::scope(|s| {
-            for _ in 0..opts.workers.max(1) {
-                // Deep recursion in long paika phases, as in `prove`.
-                std::thread::Builder::new()
-                    .stack_size(1 << 30)
-                    .spawn_scoped(s, worker)
-                    .expect("a worker thread starts");
-            }
-        });
+        on_workers(opts.workers, worker);
         if let Some(e) = failure.into_inner().expect("not poisoned") {
             return Err(e);
         }

@@ -28,6 +28,7 @@ mod lemmas;
 mod prove;
 mod search;
 mod tree;
+mod tsv;
 
 pub use checkpoint::CheckpointError;
 pub use jobs::{JobEvent, JobOptions, JobResult, JobsReport, LevelReport, job_levels, prove_jobs};

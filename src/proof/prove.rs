@@ -262,8 +262,6 @@ fn run_searches(
         }
         out
     };
-    // Deep recursion in long paika phases: a large stack (only touched pages count).
-    const STACK: usize = 1 << 30;
     if parallel {
         std::thread::scope(|s| {
             let spawn = |c: Color| {
@@ -327,6 +325,23 @@ fn decide(
             });
         }
     })
+}
+
+/// A search thread's stack: deep recursion in long paika phases wants a large one
+/// (only the pages touched take memory).
+const STACK: usize = 1 << 30;
+
+/// Runs `worker` on `n` threads (at least one) with a search's stack, and waits
+/// for them.
+pub(super) fn on_workers(n: usize, worker: impl Fn() + Sync) {
+    std::thread::scope(|s| {
+        for _ in 0..n.max(1) {
+            std::thread::Builder::new()
+                .stack_size(STACK)
+                .spawn_scoped(s, &worker)
+                .expect("a worker thread starts");
+        }
+    });
 }
 
 /// The certificate of `proves` (a value, or a lemma's claim) at `pos` from its proofs, with table leaves of at most

@@ -9,7 +9,6 @@
 //! evaluated); a leaf's numbers are logged (`tree.tsv`), so that a run started
 //! again grows the same tree without searching the same leaves again.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
@@ -19,8 +18,9 @@ use rustc_hash::FxHashMap;
 
 use super::jobs::root_from_lemmas;
 use super::lemmas::Lemmas;
-use super::prove::{ProveError, ProveOptions, certificate, prepare_tables};
+use super::prove::{ProveError, ProveOptions, certificate, on_workers, prepare_tables};
 use super::search::{INF, Limits, SEARCH_VERSION, search, settled, wins_for};
+use super::tsv::TsvLog;
 use crate::certificate::{Certificate, CertificateError, LemmaRef, Proves};
 use crate::position::{Color, Position};
 use crate::probe::ValueTables;
@@ -131,23 +131,24 @@ enum Leaf {
 /// position, table stones, node limit, proof, disproof, nodes, seconds, search
 /// version. Open leaves only: a decided one leaves a lemma.
 struct TreeLog {
-    path: PathBuf,
+    log: TsvLog,
     /// The best attempt logged of each (attacker, position).
     known: FxHashMap<(Color, String), Logged>,
-    file: Mutex<()>,
 }
 
 impl TreeLog {
     fn open(dir: &Path) -> std::io::Result<TreeLog> {
-        let path = dir.join("tree.tsv");
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(e),
-        };
+        let log = TsvLog::new(
+            dir,
+            "tree.tsv",
+            "attacker\tposition\tk\tmax_nodes\tproof\tdisproof\tnodes\tseconds\tsearch",
+        );
         let mut known = FxHashMap::default();
-        // A line cut short by a kill is passed over.
-        for f in text.lines().map(|l| l.split('\t').collect::<Vec<_>>()) {
+        for f in log
+            .read()?
+            .lines()
+            .map(|l| l.split('\t').collect::<Vec<_>>())
+        {
             let parsed = (|| {
                 let attacker = match *f.first()? {
                     "White" => Color::White,
@@ -170,11 +171,7 @@ impl TreeLog {
                 }
             }
         }
-        Ok(TreeLog {
-            path,
-            known,
-            file: Mutex::new(()),
-        })
+        Ok(TreeLog { log, known })
     }
 
     /// The numbers an earlier search of `pos` with these limits (or larger) and
@@ -202,23 +199,10 @@ impl TreeLog {
         nodes: u64,
         seconds: f64,
     ) -> std::io::Result<()> {
-        let _one = self.file.lock().expect("the log lock is not poisoned");
-        let new = !self.path.exists();
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
-        if new {
-            writeln!(
-                f,
-                "attacker\tposition\tk\tmax_nodes\tproof\tdisproof\tnodes\tseconds\tsearch"
-            )?;
-        }
-        writeln!(
-            f,
+        self.log.append(&format!(
             "{}\t{pos}\t{k}\t{max_nodes}\t{pn}\t{dn}\t{nodes}\t{seconds:.2}\t{SEARCH_VERSION}",
             attacker.name()
-        )
+        ))
     }
 }
 
@@ -340,7 +324,7 @@ impl Runner<'_> {
                         {
                             let io = |source| {
                                 ProveError::Certificate(CertificateError::Io {
-                                    path: this.log.path.clone(),
+                                    path: this.log.log.path().to_path_buf(),
                                     source,
                                 })
                             };
@@ -356,15 +340,7 @@ impl Runner<'_> {
                 }
             }
         };
-        std::thread::scope(|s| {
-            for _ in 0..self.opts.workers.clamp(1, todo.len().max(1)) {
-                // Deep recursion in long paika phases, as in `prove`.
-                std::thread::Builder::new()
-                    .stack_size(1 << 30)
-                    .spawn_scoped(s, worker)
-                    .expect("a worker thread starts");
-            }
-        });
+        on_workers(self.opts.workers.min(todo.len()), worker);
         if let Some(e) = failure.into_inner().expect("not poisoned") {
             return Err(e);
         }

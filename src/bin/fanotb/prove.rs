@@ -394,33 +394,31 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckReport> {
     })
 }
 
+/// What `prove-jobs` and `prove-tree` share: the root, the lemma directory, the
+/// workers and each bounded search's limits.
 #[derive(Args)]
-pub struct ProveJobsArgs {
+pub struct LemmaRunArgs {
     /// Board: WxH (columns x rows), tsivy or dimy. Example: tsivy.
     pub board: String,
-    /// Split the proof of this position of the board instead of the start.
+    /// Work on this position of the board instead of the start.
     #[arg(long)]
     pub position: Option<String>,
-    /// Plies below the root of the deepest jobs: every distinct position that deep,
-    /// then each level above, then the root. Example: 3.
-    #[arg(long)]
-    pub depth: usize,
-    /// The lemma directory: lemmas read and written, job claims and the job log
-    /// (jobs.tsv). Example: proofs/tsivy/lemmas.
+    /// The lemma directory: lemmas read and written, and the run's log (jobs.tsv,
+    /// tree.tsv). Example: proofs/tsivy/lemmas.
     #[arg(long)]
     pub lemmas: PathBuf,
-    /// Jobs at once in this process, one search thread each. Example: 2.
+    /// Searches at once in this process, one thread each. Example: 2.
     #[arg(long, default_value_t = 2)]
     pub workers: usize,
     /// Positions with at most this many stones are table leaves (built on demand).
     /// Example: 7.
     #[arg(long, default_value_t = 6)]
     pub max_table_stones: usize,
-    /// Each job's search gives up after this many nodes. Example: 1000000.
+    /// Each search gives up after this many nodes. Example: 200000.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_nodes: u64,
-    /// Each job's transposition table holds at most this many positions (about 60
-    /// bytes each). Example: 20000000.
+    /// Each search's transposition table holds at most this many positions (about
+    /// 60 bytes each). Example: 20000000.
     #[arg(long, default_value_t = 20_000_000)]
     pub max_entries: usize,
     /// Where the root's certificate goes once it is proved (default:
@@ -429,6 +427,28 @@ pub struct ProveJobsArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub tables: TablesArg,
+}
+
+impl LemmaRunArgs {
+    /// The root position, and the options of each search.
+    pub fn prepare(&self, json: bool) -> Result<(fanotb::Position, ProveOptions)> {
+        let pos = board_position(&self.board, self.position.as_deref())?;
+        let mut o = ProveOptions::default();
+        o.max_table_stones = self.max_table_stones;
+        o.limits = Limits::new(self.max_nodes, self.max_entries);
+        o.table_observer = table_observer(json);
+        Ok((pos, o))
+    }
+}
+
+#[derive(Args)]
+pub struct ProveJobsArgs {
+    /// Plies below the root of the deepest jobs: every distinct position that deep,
+    /// then each level above, then the root. Example: 3.
+    #[arg(long)]
+    pub depth: usize,
+    #[command(flatten)]
+    pub run: LemmaRunArgs,
 }
 
 /// One finished job, with where its level and the run stand.
@@ -491,12 +511,8 @@ pub struct ProveJobsReport {
     board: String,
     position: String,
     levels: Vec<LevelLine>,
-    /// The root's value, once proved.
-    value: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    certificate: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    certificate_bytes: Option<u64>,
+    #[serde(flatten)]
+    root: RootWritten,
     lemmas: usize,
     seconds: f64,
     peak_rss: u64,
@@ -518,12 +534,12 @@ impl fmt::Display for ProveJobsReport {
                 l.ply, l.jobs, l.proved, l.known, l.undecided, l.claimed, l.nodes
             )?;
         }
-        match (self.value, &self.certificate) {
+        match (self.root.value, &self.root.certificate) {
             (Some(v), Some(c)) => writeln!(
                 f,
                 "root: {v} for {} to move; certificate {c} ({} bytes)",
                 self.turn.name(),
-                self.certificate_bytes.unwrap_or(0)
+                self.root.certificate_bytes.unwrap_or(0)
             )?,
             _ => writeln!(f, "root: not proved yet")?,
         }
@@ -537,13 +553,12 @@ impl fmt::Display for ProveJobsReport {
     }
 }
 
-pub fn prove_jobs_command(a: ProveJobsArgs, json: bool) -> Result<()> {
-    let pos = board_position(&a.board, a.position.as_deref())?;
-    let mut opts = fanotb::JobOptions::new(a.depth, &a.lemmas);
+pub fn prove_jobs_command(args: ProveJobsArgs, json: bool) -> Result<()> {
+    let a = args.run;
+    let (pos, prove) = a.prepare(json)?;
+    let mut opts = fanotb::JobOptions::new(args.depth, &a.lemmas);
     opts.workers = a.workers;
-    opts.prove.max_table_stones = a.max_table_stones;
-    opts.prove.limits = Limits::new(a.max_nodes, a.max_entries);
-    opts.prove.table_observer = table_observer(json);
+    opts.prove = prove;
     let start = std::time::Instant::now();
     // (done, jobs, proved, undecided) of the level, and the run's nodes.
     let state = std::sync::Mutex::new((0, 0, 0, 0, 0u64));
@@ -600,7 +615,7 @@ pub fn prove_jobs_command(a: ProveJobsArgs, json: bool) -> Result<()> {
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
     let r = fanotb::prove_jobs(&a.tables.dir, &pos, &opts, &stop, &observer)?;
-    let mut report = ProveJobsReport {
+    let report = ProveJobsReport {
         board: pos.board().size_name(),
         position: pos.to_string(),
         levels: r
@@ -616,20 +631,12 @@ pub fn prove_jobs_command(a: ProveJobsArgs, json: bool) -> Result<()> {
                 nodes: l.nodes,
             })
             .collect(),
-        value: None,
-        certificate: None,
-        certificate_bytes: None,
+        root: write_root(r.root.as_ref(), a.out, &a.lemmas)?,
         lemmas: fanotb::Lemmas::load(&a.lemmas, pos.board())?.len(),
         seconds: r.seconds,
         peak_rss: peak_rss().unwrap_or(0),
         turn: pos.turn(),
     };
-    if let Some(cert) = &r.root {
-        let out = a.out.unwrap_or_else(|| a.lemmas.join("root.fnproof"));
-        report.certificate_bytes = Some(cert.write(&out)?);
-        report.certificate = Some(out.display().to_string());
-        report.value = cert.proves.value().map(|v| v.name());
-    }
     print(&report, json);
     if r.root.is_none() {
         return Err(crate::output::failure(
@@ -641,4 +648,37 @@ pub fn prove_jobs_command(a: ProveJobsArgs, json: bool) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The root's value and its certificate as written, once proved.
+#[derive(Serialize)]
+pub struct RootWritten {
+    /// The root's value, once proved.
+    pub value: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certificate: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certificate_bytes: Option<u64>,
+}
+
+/// Writes the root's certificate, if there is one, to `out` (default
+/// LEMMAS/root.fnproof).
+pub fn write_root(
+    cert: Option<&fanotb::Certificate>,
+    out: Option<PathBuf>,
+    lemmas: &Path,
+) -> Result<RootWritten> {
+    let Some(cert) = cert else {
+        return Ok(RootWritten {
+            value: None,
+            certificate: None,
+            certificate_bytes: None,
+        });
+    };
+    let out = out.unwrap_or_else(|| lemmas.join("root.fnproof"));
+    Ok(RootWritten {
+        certificate_bytes: Some(cert.write(&out)?),
+        certificate: Some(out.display().to_string()),
+        value: cert.proves.value().map(|v| v.name()),
+    })
 }

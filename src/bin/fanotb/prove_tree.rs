@@ -3,55 +3,27 @@
 //! questions are answered.
 
 use std::fmt;
-use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{Limits, peak_rss};
+use fanotb::peak_rss;
 
-use crate::args::{Result, Side, TablesArg, board_position};
+use crate::args::{Result, Side};
 use crate::output::{human_bytes, print, print_line};
-use crate::progress::table_observer;
+use crate::prove::{LemmaRunArgs, RootWritten, write_root};
 
 #[derive(Args)]
 pub struct ProveTreeArgs {
-    /// Board: WxH (columns x rows), tsivy or dimy. Example: tsivy.
-    pub board: String,
     /// The side whose win is asked: a proof is its win, a disproof the other side's
     /// "does not lose". Example: white.
     #[arg(long)]
     pub attacker: Side,
-    /// Answer at this position of the board instead of the start.
-    #[arg(long)]
-    pub position: Option<String>,
-    /// The lemma directory: lemmas read and written, and the leaves' log
-    /// (tree.tsv). Example: proofs/tsivy/lemmas.
-    #[arg(long)]
-    pub lemmas: PathBuf,
-    /// Leaves searched at once, one search thread each. Example: 2.
-    #[arg(long, default_value_t = 2)]
-    pub workers: usize,
-    /// Positions with at most this many stones are table leaves (built on demand).
-    /// Example: 7.
-    #[arg(long, default_value_t = 6)]
-    pub max_table_stones: usize,
-    /// Each leaf's search gives up after this many nodes. Example: 200000.
-    #[arg(long, default_value_t = 200_000)]
-    pub max_nodes: u64,
-    /// Each search's transposition table holds at most this many positions (about
-    /// 60 bytes each). Example: 20000000.
-    #[arg(long, default_value_t = 20_000_000)]
-    pub max_entries: usize,
     /// Stop after this many expansions (default: when the root is answered).
     #[arg(long)]
     pub max_expansions: Option<u64>,
-    /// Where the root's certificate goes once both questions are answered
-    /// (default: LEMMAS/root.fnproof).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
     #[command(flatten)]
-    pub tables: TablesArg,
+    pub run: LemmaRunArgs,
 }
 
 /// One expansion, with where the run stands.
@@ -118,12 +90,9 @@ struct ProveTreeReport {
     lemmas_written: usize,
     seconds: f64,
     peak_rss: u64,
-    /// The root's value, once both questions are answered.
-    value: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    certificate: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    certificate_bytes: Option<u64>,
+    /// The root's value once both questions are answered, and its certificate.
+    #[serde(flatten)]
+    root: RootWritten,
 }
 
 impl fmt::Display for ProveTreeReport {
@@ -143,11 +112,11 @@ impl fmt::Display for ProveTreeReport {
             "{answer} ({} expansions, a tree of {}, {} leaves searched and {} from the log, {} nodes, {} lemmas written)",
             self.expansions, self.tree, self.searched, self.reused, self.nodes, self.lemmas_written
         )?;
-        match (self.value, &self.certificate) {
+        match (self.root.value, &self.root.certificate) {
             (Some(v), Some(c)) => writeln!(
                 f,
                 "root: {v}; certificate {c} ({} bytes)",
-                self.certificate_bytes.unwrap_or(0)
+                self.root.certificate_bytes.unwrap_or(0)
             )?,
             _ => writeln!(f, "root: its value waits for the other question")?,
         }
@@ -160,14 +129,13 @@ impl fmt::Display for ProveTreeReport {
     }
 }
 
-pub fn prove_tree_command(a: ProveTreeArgs, json: bool) -> Result<()> {
-    let pos = board_position(&a.board, a.position.as_deref())?;
-    let mut opts = fanotb::TreeOptions::new(a.attacker.into(), &a.lemmas);
+pub fn prove_tree_command(args: ProveTreeArgs, json: bool) -> Result<()> {
+    let a = args.run;
+    let (pos, prove) = a.prepare(json)?;
+    let mut opts = fanotb::TreeOptions::new(args.attacker.into(), &a.lemmas);
     opts.workers = a.workers;
-    opts.max_expansions = a.max_expansions;
-    opts.prove.max_table_stones = a.max_table_stones;
-    opts.prove.limits = Limits::new(a.max_nodes, a.max_entries);
-    opts.prove.table_observer = table_observer(json);
+    opts.max_expansions = args.max_expansions;
+    opts.prove = prove;
     let observer = |p: &fanotb::TreeProgress| {
         print_line(
             &ExpansionLine {
@@ -191,7 +159,7 @@ pub fn prove_tree_command(a: ProveTreeArgs, json: bool) -> Result<()> {
     let stop = std::sync::atomic::AtomicBool::new(false);
     let r = fanotb::prove_tree(&a.tables.dir, &pos, &opts, &stop, &observer)?;
     let p = &r.progress;
-    let mut report = ProveTreeReport {
+    let report = ProveTreeReport {
         board: pos.board().size_name(),
         position: pos.to_string(),
         attacker: opts.attacker.name(),
@@ -204,16 +172,8 @@ pub fn prove_tree_command(a: ProveTreeArgs, json: bool) -> Result<()> {
         lemmas_written: p.lemmas_written,
         seconds: p.seconds,
         peak_rss: peak_rss().unwrap_or(0),
-        value: None,
-        certificate: None,
-        certificate_bytes: None,
+        root: write_root(r.root.as_ref(), a.out, &a.lemmas)?,
     };
-    if let Some(cert) = &r.root {
-        let out = a.out.unwrap_or_else(|| a.lemmas.join("root.fnproof"));
-        report.certificate_bytes = Some(cert.write(&out)?);
-        report.certificate = Some(out.display().to_string());
-        report.value = cert.proves.value().map(|v| v.name());
-    }
     print(&report, json);
     if r.attacker_wins.is_none() {
         return Err(crate::output::failure(
