@@ -45,10 +45,21 @@ pub enum ProveError {
         /// Points of the board.
         points: usize,
     },
-    /// A node of a first-level tree that its children decided was not decided the
-    /// same way by its own search over their lemmas (a defect; no lemma written).
-    #[error("the first-level tree decided {0}, but its search over its children's lemmas did not")]
-    Uncertified(String),
+    /// A node of a first-level tree that its children decided was not decided by
+    /// its own search over their lemmas: it reached its table limit (a cycle of
+    /// positions without lemmas to search again), or it disagreed (a defect). No
+    /// lemma is written for it.
+    #[error("{}", if *.limit {
+        format!("the first-level tree decided {position}, but its search over its children's lemmas reached --max-entries first: run again with a larger --max-entries")
+    } else {
+        format!("the first-level tree decided {position}, but its search over its children's lemmas decided otherwise (a defect)")
+    })]
+    Uncertified {
+        /// The node's position.
+        position: String,
+        /// Whether the search stopped at its limit (else it disagreed).
+        limit: bool,
+    },
     /// A search stopped at a limit (or its verdict could not be certified) before
     /// the value was known.
     #[error(

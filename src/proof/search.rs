@@ -200,7 +200,8 @@ pub(super) fn wins_for(side: Color, pos: &Position, v: Wdl) -> bool {
     }
 }
 
-fn add(a: u32, b: u32) -> u32 {
+/// A sum of proof or disproof numbers: infinite if either is, else at most INF - 1.
+pub(super) fn add(a: u32, b: u32) -> u32 {
     if a >= INF || b >= INF {
         INF
     } else {

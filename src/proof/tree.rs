@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use super::jobs::root_from_lemmas;
 use super::lemmas::Lemmas;
 use super::prove::{ProveError, ProveOptions, certificate, on_workers, prepare_tables};
-use super::search::{INF, Limits, SEARCH_VERSION, search, settled, wins_for};
+use super::search::{INF, Limits, SEARCH_VERSION, add, search, settled, wins_for};
 use super::tsv::TsvLog;
 use crate::certificate::{Certificate, CertificateError, LemmaRef, Proves};
 use crate::position::{Color, Position};
@@ -72,7 +72,7 @@ pub struct TreeProgress {
     pub proof: u32,
     /// The root's disproof number.
     pub disproof: u32,
-    /// Leaves searched so far, and leaves whose numbers the log gave.
+    /// Leaves searched so far.
     pub searched: u64,
     /// Leaves whose numbers came from the log of an earlier run.
     pub reused: u64,
@@ -89,7 +89,8 @@ pub struct TreeProgress {
 #[non_exhaustive]
 pub struct TreeReport {
     /// `Some(true)`: the attacker wins the root; `Some(false)`: the other side does
-    /// not lose; `None`: stopped first. A decided root has its lemma.
+    /// not lose; `None`: not answered yet. An answer is a lemma of the root (or
+    /// the tables, for a root they hold).
     pub attacker_wins: Option<bool>,
     /// The last figures (those of the start when nothing was expanded).
     pub progress: TreeProgress,
@@ -132,8 +133,8 @@ enum Leaf {
 /// version. Open leaves only: a decided one leaves a lemma.
 struct TreeLog {
     log: TsvLog,
-    /// The best attempt logged of each (attacker, position).
-    known: FxHashMap<(Color, String), Logged>,
+    /// The attempts logged of each (attacker, position), this run's included.
+    known: FxHashMap<(Color, String), Vec<Logged>>,
 }
 
 impl TreeLog {
@@ -165,17 +166,14 @@ impl TreeLog {
                 Some(((attacker, f.get(1)?.to_string()), entry))
             })();
             if let Some((key, entry)) = parsed {
-                let best: &mut Logged = known.entry(key).or_insert(entry);
-                if (entry.max_nodes, entry.search) >= (best.max_nodes, best.search) {
-                    *best = entry;
-                }
+                known.entry(key).or_insert_with(Vec::new).push(entry);
             }
         }
         Ok(TreeLog { log, known })
     }
 
-    /// The numbers an earlier search of `pos` with these limits (or larger) and
-    /// this search version left.
+    /// The numbers an earlier search of `pos` with these table stones, at least
+    /// this node limit and this search version or a later one left.
     fn numbers(
         &self,
         attacker: Color,
@@ -183,9 +181,35 @@ impl TreeLog {
         k: usize,
         max_nodes: u64,
     ) -> Option<(u32, u32)> {
-        let l = self.known.get(&(attacker, pos.to_string()))?;
-        (l.k == k && l.max_nodes >= max_nodes && l.search >= SEARCH_VERSION)
-            .then_some((l.proof, l.disproof))
+        self.known
+            .get(&(attacker, pos.to_string()))?
+            .iter()
+            .filter(|l| l.k == k && l.max_nodes >= max_nodes && l.search >= SEARCH_VERSION)
+            .max_by_key(|l| (l.max_nodes, l.search))
+            .map(|l| (l.proof, l.disproof))
+    }
+
+    /// Keeps this run's attempt, so that the same position met again in the tree
+    /// takes its numbers.
+    fn remember(
+        &mut self,
+        attacker: Color,
+        pos: &Position,
+        k: usize,
+        max_nodes: u64,
+        (proof, disproof): (u32, u32),
+    ) {
+        let l = Logged {
+            k,
+            max_nodes,
+            proof,
+            disproof,
+            search: SEARCH_VERSION,
+        };
+        self.known
+            .entry((attacker, pos.to_string()))
+            .or_default()
+            .push(l);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -358,7 +382,10 @@ impl Runner<'_> {
                     self.written += 1;
                     Leaf::Exact(win)
                 }
-                Err((pn, dn)) => Leaf::Open(pn, dn),
+                Err(numbers) => {
+                    self.log.remember(a, &leaves[i], k, max_nodes, numbers);
+                    Leaf::Open(numbers.0, numbers.1)
+                }
             });
         }
         Ok((!stopped).then(|| out.into_iter().map(|l| l.expect("evaluated")).collect()))
@@ -369,7 +396,9 @@ fn numbers(leaf: &Leaf) -> (u32, u32) {
     match *leaf {
         Leaf::Exact(true) => (0, INF),
         Leaf::Exact(false) => (INF, 0),
-        Leaf::Open(pn, dn) => (pn.max(1), dn.max(1)),
+        // A search that stopped undecided may end on numbers of a decided node
+        // (its verdict not certified): open is open, finite and nonzero.
+        Leaf::Open(pn, dn) => (pn.clamp(1, INF - 1), dn.clamp(1, INF - 1)),
     }
 }
 
@@ -443,11 +472,12 @@ pub fn prove_tree(
         && !stop.load(Relaxed)
         && opts.max_expansions.is_none_or(|m| expansions < m)
     {
-        let mpn = most_proving(&tree, opts.attacker);
+        let (mpn, exact) = most_proving(&tree, opts.attacker, |p| run.exact(p));
         let pos = tree[mpn].pos;
         // Proved meanwhile elsewhere in the tree (a transposition): no expansion.
-        if let Some(win) = run.exact(&pos) {
+        if let Some(win) = exact {
             (tree[mpn].pn, tree[mpn].dn) = numbers(&Leaf::Exact(win));
+            tree[mpn].children.clear();
             update(&mut tree, &mut run, mpn)?;
             continue;
         }
@@ -497,8 +527,9 @@ pub fn prove_tree(
     }
     // The figures after the last update (a transposition may have decided it).
     last = progress(&tree, &run, expansions, last.position, last.children);
-    let root_node = &tree[0];
-    let attacker_wins = root_node.decided().then_some(root_node.pn == 0);
+    // The answer is what the lemmas (or the tables) say: a root the tree decided
+    // but whose search was stopped from outside is not answered yet.
+    let attacker_wins = run.exact(root);
     Ok(TreeReport {
         attacker_wins,
         progress: last,
@@ -506,20 +537,28 @@ pub fn prove_tree(
     })
 }
 
-/// The most proving node: from the root, the child of least proof number where
-/// the attacker moves, of least disproof number where the other side moves, down
-/// to a leaf.
-fn most_proving(tree: &[Node], attacker: Color) -> usize {
+/// The most proving node: from the root, the open child of least proof number
+/// where the attacker moves, of least disproof number where the other side moves,
+/// down to a leaf; or, on the way, a node `exact` decides (a lemma written
+/// elsewhere in the tree), with its answer.
+fn most_proving(
+    tree: &[Node],
+    attacker: Color,
+    exact: impl Fn(&Position) -> Option<bool>,
+) -> (usize, Option<bool>) {
     let mut n = 0;
-    while !tree[n].children.is_empty() {
+    loop {
+        if let Some(win) = exact(&tree[n].pos) {
+            return (n, Some(win));
+        }
         let or = tree[n].pos.turn() == attacker;
-        n = *tree[n]
-            .children
-            .iter()
-            .min_by_key(|&&c| if or { tree[c].pn } else { tree[c].dn })
-            .expect("a child");
+        // An open node has an open child.
+        let open = tree[n].children.iter().filter(|&&c| !tree[c].decided());
+        match open.min_by_key(|&&c| if or { tree[c].pn } else { tree[c].dn }) {
+            Some(&c) => n = c,
+            None => return (n, None),
+        }
     }
-    n
 }
 
 /// Sets the numbers of `n`'s ancestors, and of `n` itself if it has children, from
@@ -536,9 +575,9 @@ fn update(tree: &mut [Node], run: &mut Runner, n: usize) -> Result<(), ProveErro
                 let (cp, cd) = (tree[c].pn, tree[c].dn);
                 if or {
                     pn = pn.min(cp);
-                    dn = dn.saturating_add(cd).min(INF);
+                    dn = add(dn, cd);
                 } else {
-                    pn = pn.saturating_add(cp).min(INF);
+                    pn = add(pn, cp);
                     dn = dn.min(cd);
                 }
             }
@@ -569,7 +608,12 @@ fn update(tree: &mut [Node], run: &mut Runner, n: usize) -> Result<(), ProveErro
                         // Stopped from outside: the node stays decided in this
                         // tree, and the next run proves it again from the lemmas.
                         None => {}
-                        _ => return Err(ProveError::Uncertified(pos.to_string())),
+                        Some(Searched { verdict, .. }) => {
+                            return Err(ProveError::Uncertified {
+                                position: pos.to_string(),
+                                limit: verdict.is_err(),
+                            });
+                        }
                     },
                 }
                 tree[i].children.clear();
@@ -633,6 +677,28 @@ mod tests {
             tree[0].children.push(id);
         }
         tree
+    }
+
+    /// The descent takes the least number of the side to move's kind among the
+    /// open children, and stops at a node a lemma now decides.
+    #[test]
+    fn the_most_proving_node_is_open_unless_a_lemma_closes_one_on_the_way() {
+        // White moves at the root: for White it is an OR node, for Black an AND
+        // node. Children: proved, open (5, 3), open (2, 9).
+        let mut t = with_children(&[(INF, None), (3, None), (9, None)]);
+        (t[1].pn, t[1].dn) = (0, INF);
+        (t[2].pn, t[3].pn) = (5, 2);
+        (t[0].pn, t[0].dn) = (2, 12);
+        // Decided children are passed over whatever their numbers.
+        assert_eq!(most_proving(&t, Color::White, |_| None), (3, None));
+        assert_eq!(most_proving(&t, Color::Black, |_| None), (2, None));
+        (t[3].pn, t[3].dn) = (INF, 0);
+        assert_eq!(most_proving(&t, Color::White, |_| None), (2, None));
+        let root = t[0].pos;
+        assert_eq!(
+            most_proving(&t, Color::White, |p| (*p == root).then_some(false)),
+            (0, Some(false))
+        );
     }
 
     /// Where the attacker moves every child counts, and the highest repetition
