@@ -8,7 +8,8 @@
 #   scripts/tsivy-tree.sh TABLES SIDE [MAX_NODES=200000] [K=6] [WORKERS=2] [LOG]
 # The draw is both answers "no": SIDE=white, then SIDE=black (or both at once, one
 # worker each). TABLES must hold the tsivy tables of up to K stones (built there if
-# missing). Stop it with kill: only the leaves being searched are lost.
+# missing). Stop it with kill: only the leaves being searched are lost. NICE=N sets
+# its priority (default 15).
 set -euo pipefail
 tables=${1:?usage: scripts/tsivy-tree.sh TABLES SIDE [MAX_NODES] [K] [WORKERS] [LOG]}
 side=${2:?usage: scripts/tsivy-tree.sh TABLES SIDE [MAX_NODES] [K] [WORKERS] [LOG]}
@@ -16,7 +17,7 @@ nodes=${3:-200000} k=${4:-6} workers=${5:-2}
 cd "$(dirname "$0")/.."
 log=${6:-proofs/tsivy/tree-$side.log}
 cargo build --release --quiet
-nohup nice -n 15 /usr/bin/time -f 'wall %e s peak %M KiB' target/release/fanotb prove-tree tsivy \
+nohup nice -n "${NICE:-15}" /usr/bin/time -f "wall %e s peak %M KiB" target/release/fanotb prove-tree tsivy \
   --attacker "$side" --lemmas proofs/tsivy/lemmas --max-table-stones "$k" \
   --max-nodes "$nodes" --workers "$workers" --dir "$tables" >>"$log" 2>&1 &
 echo "proving in the background (pid $!); progress: tail -f $log"
