@@ -1187,6 +1187,14 @@ fn a_first_level_tree_answers_each_question_and_composes_the_root() {
     assert_eq!(first.attacker_wins, None);
     assert_eq!(first.progress.expansions, 3);
     assert!(first.root.is_none());
+    // The root's moves, each with its numbers while the root is open.
+    let start = Position::start(dimy);
+    let mut after: Vec<Position> = first.moves.iter().map(|m| m.0).collect();
+    let mut moves = start.successors();
+    after.sort_by_key(|p| (p.white(), p.black()));
+    moves.sort_by_key(|p| (p.white(), p.black()));
+    moves.dedup();
+    assert_eq!(after, moves);
     // Dimy is a draw: neither side wins.
     let white = tree(dimy, 6, Color::White, 100, None);
     assert_eq!(white.attacker_wins, Some(false));
@@ -1197,6 +1205,7 @@ fn a_first_level_tree_answers_each_question_and_composes_the_root() {
         white.progress
     );
     assert!(white.root.is_none(), "one half of the draw only");
+    assert!(white.moves.is_empty(), "a decided root keeps no tree");
     let black = tree(dimy, 6, Color::Black, 100, None);
     assert_eq!(black.attacker_wins, Some(false));
     let lemmas = d.join(dimy.size_name());

@@ -96,6 +96,10 @@ pub struct TreeReport {
     pub progress: TreeProgress,
     /// The root's value, once its lemmas give it (this question's and the other's).
     pub root: Option<Certificate>,
+    /// The root's successors in the tree with their proof and disproof numbers at
+    /// the end (none once the root is decided, or before it is expanded): where
+    /// each move of the root stands.
+    pub moves: Vec<(Position, u32, u32)>,
 }
 
 /// One node of the tree.
@@ -530,10 +534,16 @@ pub fn prove_tree(
     // The answer is what the lemmas (or the tables) say: a root the tree decided
     // but whose search was stopped from outside is not answered yet.
     let attacker_wins = run.exact(root);
+    let moves = tree[0]
+        .children
+        .iter()
+        .map(|&c| (tree[c].pos, tree[c].pn, tree[c].dn))
+        .collect();
     Ok(TreeReport {
         attacker_wins,
         progress: last,
         root: root_from_lemmas(&opts.lemmas, root)?,
+        moves,
     })
 }
 

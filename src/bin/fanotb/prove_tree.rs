@@ -75,6 +75,14 @@ impl fmt::Display for ExpansionLine {
     }
 }
 
+/// A move of the root: the position it leads to and its numbers.
+#[derive(Serialize)]
+struct MoveLine {
+    position: String,
+    proof: u32,
+    disproof: u32,
+}
+
 #[derive(Serialize)]
 struct ProveTreeReport {
     board: String,
@@ -88,6 +96,8 @@ struct ProveTreeReport {
     reused: u64,
     nodes: u64,
     lemmas_written: usize,
+    /// Where each move of the root stands, while the root is open.
+    moves: Vec<MoveLine>,
     seconds: f64,
     peak_rss: u64,
     /// The root's value once both questions are answered, and its certificate.
@@ -112,6 +122,14 @@ impl fmt::Display for ProveTreeReport {
             "{answer} ({} expansions, a tree of {}, {} leaves searched and {} from the log, {} nodes, {} lemmas written)",
             self.expansions, self.tree, self.searched, self.reused, self.nodes, self.lemmas_written
         )?;
+        for m in &self.moves {
+            let state = match (m.proof, m.disproof) {
+                (0, _) => format!("{} wins", self.attacker),
+                (_, 0) => format!("{} does not win", self.attacker),
+                (p, d) => format!("open, {}/{}", number(p), number(d)),
+            };
+            writeln!(f, "  after the move: {} {state}", m.position)?;
+        }
         match (self.root.value, &self.root.certificate) {
             (Some(v), Some(c)) => writeln!(
                 f,
@@ -170,6 +188,15 @@ pub fn prove_tree_command(args: ProveTreeArgs, json: bool) -> Result<()> {
         reused: p.reused,
         nodes: p.nodes,
         lemmas_written: p.lemmas_written,
+        moves: r
+            .moves
+            .iter()
+            .map(|&(pos, proof, disproof)| MoveLine {
+                position: pos.to_string(),
+                proof,
+                disproof,
+            })
+            .collect(),
         seconds: p.seconds,
         peak_rss: peak_rss().unwrap_or(0),
         root: write_root(r.root.as_ref(), a.out, &a.lemmas)?,
