@@ -148,7 +148,7 @@
 //! assert!(check_proof(&file, dir.path(), &strict)?.tables_verified);
 //! // A proof in pieces: each proof a lemma, named by its checksum, in a lemma
 //! // directory that later searches and the checker read (`prove_jobs` runs whole
-//! // levels of such jobs).
+//! // levels of such jobs, `prove_tree` a best-first PN² tree of them).
 //! let lemmas = dir.path().join("lemmas");
 //! for lemma in proved.certificate.split_lemmas() {
 //!     let named = lemma.write_lemma(&lemmas)?;
