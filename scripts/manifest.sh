@@ -1,33 +1,26 @@
 #!/usr/bin/env bash
-# Writes docs/MANIFEST.tsv, the checksums users check their tables against
-# (`fanotb verify --manifest`): every tsivy table up to 8 stones with the vela tables
-# in its vela/ (`fanotb generate --board tsivy --vela --max-stones 8`), every dimy
-# table up to 9 stones, and the small boards' tables (3x3, 5x3, 3x5 whole; 7x3 and
-# 3x7 with WITH_7=1, about 40 minutes each), from the directories that hold them.
-#   scripts/manifest.sh TSIVY_DIR OTHER_DIR
-# TSIVY_DIR holds the tsivy tables (scripts/build-8.sh TSIVY_DIR builds them, about
-# two hours); OTHER_DIR gets the dimy and small boards' tables, built here if missing
-# (generate and solve skip what is complete). Only `*.fntb` files are listed.
+# Adds the tables under each table directory DIR to docs/MANIFEST.tsv, the checksums
+# users check their tables against (`fanotb verify --manifest`). Its rows of tables
+# not under any DIR are kept, and a table already listed must be the same file
+# (tables are deterministic), so the manifest of more tables than one machine holds
+# at once is made a few builds at a time, on any machine, by one fanotb version.
+#   scripts/manifest.sh DIR...
+# The sets it lists, and the commands that build them into DIR:
+#   tsivy up to 8 stones with the vela tables   scripts/build-8.sh DIR (about 2 h)
+#   dimy up to 9 stones                         fanotb generate --board dimy --max-stones 9 --dir DIR
+#   3x3, 5x3, 3x5, 7x3, 3x7 whole               fanotb solve --all-small --dir DIR (7x3 and 3x7: about an hour)
+# Only `*.fntb` files are listed.
 set -euo pipefail
-tsivy=${1:?usage: scripts/manifest.sh TSIVY_DIR OTHER_DIR}
-other=${2:?usage: scripts/manifest.sh TSIVY_DIR OTHER_DIR}
+[ $# -ge 1 ] || { echo "usage: scripts/manifest.sh DIR..." >&2; exit 2; }
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-fanotb=target/release/fanotb
-"$fanotb" generate --board dimy --max-stones 9 --dir "$other" >/dev/null
-boards=(3x3 5x3 3x5)
-[ "${WITH_7:-0}" = 1 ] && boards+=(7x3 3x7)
-for b in "${boards[@]}"; do
-  "$fanotb" solve "$b" --dir "$other" >/dev/null
+manifest=docs/MANIFEST.tsv
+for dir in "$@"; do
+  if [ -f "$manifest" ]; then
+    target/release/fanotb manifest --dir "$dir" --update "$manifest" >"$manifest.tmp"
+  else
+    target/release/fanotb manifest --dir "$dir" >"$manifest.tmp"
+  fi
+  mv "$manifest.tmp" "$manifest"
 done
-# One directory of links to every board's tables, so that one manifest lists them.
-all=$(mktemp -d)
-trap 'rm -rf "$all"' EXIT
-ln -s "$(realpath "$tsivy")/9x5" "$all/9x5"
-for b in "$other"/*/; do
-  name=$(basename "$b")
-  [ "$name" = 9x5 ] || ln -s "$(realpath "$b")" "$all/$name"
-done
-"$fanotb" manifest --dir "$all" > docs/MANIFEST.tsv.tmp
-mv docs/MANIFEST.tsv.tmp docs/MANIFEST.tsv
-echo "docs/MANIFEST.tsv: $(grep -vc '^#' docs/MANIFEST.tsv) tables"
+echo "$manifest: $(grep -vc '^#' "$manifest") tables"

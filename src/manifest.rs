@@ -64,6 +64,24 @@ pub enum ManifestError {
     /// character such as a tab).
     #[error("{}: a table file name must be UTF-8 without control characters", .0.display())]
     Name(PathBuf),
+    /// A manifest to update was written by another version: its tables need not be
+    /// these ones, so it is made anew, not merged.
+    #[error("the manifest was written by {theirs}, not {ours}: make it anew from every table")]
+    Writer {
+        /// The manifest's writer.
+        theirs: String,
+        /// This version's.
+        ours: String,
+    },
+    /// A table built here is not the file the manifest lists under its path:
+    /// tables are deterministic, so one of the two is wrong.
+    #[error("{path}: {what}; tables are deterministic, so one of the two is wrong")]
+    Conflict {
+        /// The table's path under the directory.
+        path: String,
+        /// How it differs.
+        what: String,
+    },
     /// The manifest text is malformed.
     #[error("manifest line {line}: {what}")]
     Syntax {
@@ -119,6 +137,52 @@ impl Manifest {
             writer: writer(),
             entries,
         })
+    }
+
+    /// Adds the tables of `built` (a manifest of tables built here, by this
+    /// version) to this one, which keeps its rows of the tables `built` lacks: a
+    /// manifest of more tables than one machine holds at once, made a few builds at
+    /// a time. Returns how many tables were added; a table in both must be the
+    /// same file.
+    ///
+    /// # Errors
+    /// This manifest's writer is not `built`'s, or a table of both differs.
+    pub fn update(&mut self, built: &Manifest) -> Result<usize, ManifestError> {
+        if self.writer != built.writer {
+            return Err(ManifestError::Writer {
+                theirs: self.writer.clone(),
+                ours: built.writer.clone(),
+            });
+        }
+        let mut added = 0;
+        for e in &built.entries {
+            match self.entries.binary_search_by(|o| o.path.cmp(&e.path)) {
+                Ok(i) if self.entries[i] == *e => {}
+                Ok(i) => {
+                    let o = &self.entries[i];
+                    let what = if o.bytes != e.bytes {
+                        format!("{} bytes, the manifest says {}", e.bytes, o.bytes)
+                    } else if o.xxh3 != e.xxh3 {
+                        format!("xxh3 {}, the manifest says {}", e.xxh3_hex(), o.xxh3_hex())
+                    } else {
+                        format!(
+                            "SHA-256 {}, the manifest says {}",
+                            e.sha256_hex(),
+                            o.sha256_hex()
+                        )
+                    };
+                    return Err(ManifestError::Conflict {
+                        path: e.path.clone(),
+                        what,
+                    });
+                }
+                Err(i) => {
+                    self.entries.insert(i, e.clone());
+                    added += 1;
+                }
+            }
+        }
+        Ok(added)
     }
 
     /// Checks the tables under `dir`: each file of the manifest is present with its

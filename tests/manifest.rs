@@ -133,6 +133,46 @@ fn every_difference_is_named_and_fails_the_check() {
 }
 
 #[test]
+fn a_manifest_is_updated_with_tables_built_elsewhere_and_keeps_the_rest() {
+    let board = Board::get(3, 3).unwrap();
+    let (small, large) = (common::tables(board, 4), common::tables(board, 5));
+    let whole = Manifest::of_dir(large.path()).unwrap();
+    // Built a few tables at a time: the 4-stone ones' manifest, then the 5-stone
+    // directory's tables added, is the whole directory's manifest.
+    let mut m = Manifest::of_dir(small.path()).unwrap();
+    assert_eq!(m.update(&whole).unwrap(), 4, "2v3, 3v2, 1v4, 4v1");
+    assert_eq!(m, whole);
+    // Tables absent from the directory keep their rows; nothing is added twice.
+    let mut kept = whole.clone();
+    assert_eq!(
+        kept.update(&Manifest::of_dir(small.path()).unwrap())
+            .unwrap(),
+        0
+    );
+    assert_eq!(kept, whole);
+    // The command prints the merged text.
+    let file = small.path().join("small.manifest");
+    std::fs::write(&file, Manifest::of_dir(small.path()).unwrap().to_string()).unwrap();
+    let (f, d) = (file.to_str().unwrap(), large.path().to_str().unwrap());
+    let (ok, out) = run(&["manifest", "--dir", d, "--update", f]);
+    assert!(ok, "{out}");
+    assert_eq!(out, whole.to_string());
+    // A table built here that is not the manifest's file is refused, by name.
+    let mut wrong = whole.clone();
+    wrong.entries[2].xxh3 ^= 1;
+    let err = wrong.update(&whole).unwrap_err().to_string();
+    assert!(err.starts_with("3x3/1v3.fntb: xxh3 "), "{err}");
+    std::fs::write(&file, wrong.to_string()).unwrap();
+    let (ok, out) = run(&["manifest", "--dir", d, "--update", f]);
+    assert!(!ok && out.contains("tables are deterministic"), "{out}");
+    // So is a manifest of another version, which is made anew.
+    let mut other = whole.clone();
+    other.writer = "fanotb 0.0.9, table format 1, index scheme 1".into();
+    let err = other.update(&whole).unwrap_err().to_string();
+    assert!(err.contains("written by fanotb 0.0.9"), "{err}");
+}
+
+#[test]
 fn malformed_manifests_are_refused_with_the_line() {
     let head = "# fanotb table manifest: written by test\n";
     let sha = "0".repeat(64);

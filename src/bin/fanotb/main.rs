@@ -98,7 +98,9 @@ enum Command {
     Verify(tables::VerifyArgs),
     /// Print the checksum manifest of a table directory: every table file's path,
     /// size, stored xxh3 and SHA-256 (`verify --manifest` checks against it).
-    #[command(after_help = "Example: fanotb manifest --dir tables > tables.manifest")]
+    #[command(
+        after_help = "Examples:\n  fanotb manifest --dir tables > tables.manifest\n  fanotb manifest --dir new-tables --update docs/MANIFEST.tsv > merged.tsv"
+    )]
     Manifest(tables::ManifestArgs),
     /// Solve a whole small board from its start position (or --position).
     #[command(after_help = "Examples:\n  fanotb solve 5x3\n  fanotb solve --all-small")]

@@ -448,6 +448,11 @@ pub fn verify_command(a: VerifyArgs, json: bool) -> Result<VerifyReport> {
 pub struct ManifestArgs {
     #[command(flatten)]
     pub tables: TablesArg,
+    /// Print this manifest with the directory's tables added: its rows of tables
+    /// not here are kept, and a table here must be the file it lists (tables are
+    /// deterministic). For a manifest of more tables than one machine holds at once.
+    #[arg(long, value_name = "FILE")]
+    pub update: Option<PathBuf>,
 }
 
 /// The manifest of a directory, printed as its text (or as JSON).
@@ -474,10 +479,18 @@ impl fmt::Display for ManifestReport {
 }
 
 pub fn manifest(a: ManifestArgs) -> Result<ManifestReport> {
-    let m = Manifest::of_dir(&a.tables.dir)?;
-    if m.entries.is_empty() {
+    let built = Manifest::of_dir(&a.tables.dir)?;
+    if built.entries.is_empty() {
         return Err(format!("no table files under {}", a.tables.dir.display()).into());
     }
+    let m = match &a.update {
+        None => built,
+        Some(file) => {
+            let mut m = read_manifest(file)?;
+            m.update(&built)?;
+            m
+        }
+    };
     let files = m
         .entries
         .iter()
@@ -550,10 +563,14 @@ impl ManifestCheckReport {
     }
 }
 
-pub fn verify_manifest(a: &VerifyArgs, file: &std::path::Path) -> Result<ManifestCheckReport> {
+fn read_manifest(file: &std::path::Path) -> Result<Manifest> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| format!("cannot read the manifest {}: {e}", file.display()))?;
-    let m: Manifest = text.parse()?;
+    Ok(text.parse()?)
+}
+
+pub fn verify_manifest(a: &VerifyArgs, file: &std::path::Path) -> Result<ManifestCheckReport> {
+    let m = read_manifest(file)?;
     let check = m.check(&a.tables.dir, a.sha256)?;
     let (mut missing, mut extra, mut different) = (Vec::new(), Vec::new(), Vec::new());
     for (path, d) in check.differences {
