@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Checks every lemma of DIR that git does not track yet (the ones a proof run wrote
 # since the last commit) with `fanotb check-proof`, two at a time, before they are
-# committed. Prints each failure and how many passed; exits non-zero if any failed.
+# committed. Prints each failure and how many passed; exits non-zero if any failed,
+# else stages exactly the lemmas it checked, with DIR/tree.tsv, for `git commit`
+# (a run still going on writes more meanwhile: they wait for the next check).
 #   scripts/check-new-lemmas.sh TABLES [DIR=proofs/tsivy/lemmas]
 set -euo pipefail
 tables=${1:?usage: scripts/check-new-lemmas.sh TABLES [DIR]}
@@ -18,4 +20,6 @@ failed=$(xargs -r -P2 -I{} sh -c '"$1" check-proof "$2" --lemmas "$3" --dir "$4"
   _ "$fanotb" {} "$dir" "$tables" <"$list")
 [ -z "$failed" ] || echo "$failed"
 echo "$((total - $(printf '%s' "$failed" | grep -c FAILED || true))) of $total new lemmas checked"
-[ -z "$failed" ]
+[ -z "$failed" ] || exit 1
+xargs -r git add -- <"$list"
+[ ! -f "$dir/tree.tsv" ] || git add -- "$dir/tree.tsv"
