@@ -229,22 +229,19 @@ fn check_claims(name: &str, cert: &Certificate) -> Result<(), CheckError> {
     })
 }
 
-/// The certificate and every lemma it relies on, directly or through other lemmas,
-/// each read once and matched against the reference that names it.
-fn gather(
-    cert: Certificate,
-    checksum: u64,
-    dir: Option<&Path>,
-) -> Result<Vec<Checked>, CheckError> {
-    let root_name = "the certificate".to_string();
-    check_claims(&root_name, &cert)?;
-    let mut all = vec![Checked {
-        name: root_name,
-        cert,
-        refs: Vec::new(),
-        blocked: None,
-    }];
-    let mut at: HashMap<u64, usize> = HashMap::from([(checksum, 0)]);
+/// The certificates `roots` (each with its checksum; one file given twice is kept
+/// once) and every lemma they rely on, directly or through other lemmas, each read
+/// once and matched against the reference that names it.
+fn gather(roots: Vec<(Checked, u64)>, dir: Option<&Path>) -> Result<Vec<Checked>, CheckError> {
+    let mut all = Vec::new();
+    let mut at: HashMap<u64, usize> = HashMap::new();
+    for (root, checksum) in roots {
+        check_claims(&root.name, &root.cert)?;
+        if let std::collections::hash_map::Entry::Vacant(e) = at.entry(checksum) {
+            e.insert(all.len());
+            all.push(root);
+        }
+    }
     let mut i = 0;
     while i < all.len() {
         let mut refs = Vec::new();
@@ -327,12 +324,137 @@ pub fn check_proof(
     opts: &CheckOptions,
 ) -> Result<CheckReport, CheckError> {
     let start = Instant::now();
-    // A version 3 file is checked block by block, never read whole.
-    let (cert, checksum, blocked) = Certificate::open_summed(path)?;
-    let mut all = gather(cert, checksum, opts.lemmas.as_deref())?;
-    all[0].blocked = blocked;
+    let root = open_root(path, "the certificate".into())?;
+    let (all, totals) = check_all(vec![root], dir, opts)?;
     let root = &all[0].cert;
-    let board = root.root.board();
+    Ok(CheckReport {
+        root: root.root,
+        proves: root.proves,
+        max_table_stones: root.max_table_stones,
+        parts: root
+            .parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.side, p.claim, all[0].positions(i) as usize))
+            .collect(),
+        positions: totals.positions,
+        moves: totals.moves,
+        tables: totals.tables,
+        lemmas: all.len() - 1,
+        tables_verified: opts.verify_tables,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// What a check of several certificates at once established.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct CheckSetReport {
+    /// Certificates given (each file once).
+    pub certificates: usize,
+    /// Lemmas checked beyond them (relied on, not given).
+    pub lemmas: usize,
+    /// Positions checked over all proofs.
+    pub positions: u64,
+    /// Moves followed over all proofs.
+    pub moves: u64,
+    /// Tables they rely on.
+    pub tables: usize,
+    /// Whether every entry of those tables was re-derived (`verify_tables`).
+    pub tables_verified: bool,
+    /// Wall-clock time of the whole check, in seconds.
+    pub seconds: f64,
+}
+
+/// Checks the certificates at `paths` (a lemma directory's new lemmas, say) as
+/// [`check_proof`] checks one, in one pass: the tables are loaded once and every
+/// certificate, given or relied on, is checked once.
+///
+/// # Errors
+///
+/// As [`check_proof`], for the first certificate that fails, named by its file.
+pub fn check_proofs(
+    paths: &[PathBuf],
+    dir: &Path,
+    opts: &CheckOptions,
+) -> Result<CheckSetReport, CheckError> {
+    let start = Instant::now();
+    if paths.is_empty() {
+        return Ok(CheckSetReport {
+            certificates: 0,
+            lemmas: 0,
+            positions: 0,
+            moves: 0,
+            tables: 0,
+            tables_verified: opts.verify_tables,
+            seconds: 0.0,
+        });
+    }
+    let roots = paths
+        .iter()
+        .map(|p| {
+            let name = p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            open_root(p, name)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let given = roots
+        .iter()
+        .map(|r| r.1)
+        .collect::<std::collections::HashSet<u64>>()
+        .len();
+    let (all, totals) = check_all(roots, dir, opts)?;
+    Ok(CheckSetReport {
+        certificates: given,
+        lemmas: all.len() - given,
+        positions: totals.positions,
+        moves: totals.moves,
+        tables: totals.tables,
+        tables_verified: opts.verify_tables,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// A certificate file to check, with its checksum; a version 3 file is checked
+/// block by block, never read whole.
+fn open_root(path: &Path, name: String) -> Result<(Checked, u64), CheckError> {
+    let (cert, checksum, blocked) = Certificate::open_summed(path)?;
+    let checked = Checked {
+        name,
+        cert,
+        refs: Vec::new(),
+        blocked,
+    };
+    Ok((checked, checksum))
+}
+
+/// Positions, moves and tables of a check.
+struct Totals {
+    positions: u64,
+    moves: u64,
+    tables: usize,
+}
+
+/// Checks `roots` and every lemma they rely on against the tables of `dir`.
+fn check_all(
+    roots: Vec<(Checked, u64)>,
+    dir: &Path,
+    opts: &CheckOptions,
+) -> Result<(Vec<Checked>, Totals), CheckError> {
+    let all = gather(roots, opts.lemmas.as_deref())?;
+    let board = all[0].cert.root.board();
+    if let Some(c) = all.iter().find(|c| c.cert.root.board() != board) {
+        return Err(CheckError::LemmaWrong {
+            name: c.name.clone(),
+            reason: format!(
+                "it is a proof on {}, the others on {}",
+                c.cert.root.board().size_name(),
+                board.size_name()
+            ),
+        });
+    }
     // Every table any of them names, each by one checksum (the directory's).
     let mut named: Vec<(Signature, u64)> = all
         .iter()
@@ -392,24 +514,12 @@ pub fn check_proof(
             name: all[i].name.clone(),
         });
     }
-    let root = &all[0].cert;
-    Ok(CheckReport {
-        root: root.root,
-        proves: root.proves,
-        max_table_stones: root.max_table_stones,
-        parts: root
-            .parts
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.side, p.claim, all[0].positions(i) as usize))
-            .collect(),
+    let totals = Totals {
         positions,
         moves,
         tables: named.len(),
-        lemmas: all.len() - 1,
-        tables_verified: opts.verify_tables,
-        seconds: start.elapsed().as_secs_f64(),
-    })
+    };
+    Ok((all, totals))
 }
 
 /// A certificate on a cycle of lemma references among certificates that claim

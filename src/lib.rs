@@ -225,7 +225,10 @@ pub use board::{Board, BoardError};
 pub use certificate::{
     Certificate, CertificateError, Claim, Entry, LemmaRef, Part, Proves, lemma_file_name,
 };
-pub use check::{CheckError, CheckOptions, CheckReport, DEFAULT_CACHE_MIB, check_proof};
+pub use check::{
+    CheckError, CheckOptions, CheckReport, CheckSetReport, DEFAULT_CACHE_MIB, check_proof,
+    check_proofs,
+};
 pub use depths::DepthHistogram;
 pub use durable::LockError;
 pub use game::{End, Game, GameError, GameResult};

@@ -917,6 +917,26 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
         (c["ok"].clone(), c["value"].clone()),
         (true.into(), "draw".into())
     );
+    // The root and every lemma at once: each checked once.
+    let mut files: Vec<String> = std::fs::read_dir(l)
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .filter(|p| p.ends_with(".fnlemma"))
+        .collect();
+    let n = files.len();
+    files.push(cert.clone());
+    let mut args: Vec<&str> = vec!["check-proof"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--lemmas", l, "--dir", d]);
+    let set = json(&args);
+    assert_eq!(
+        (
+            set["ok"].clone(),
+            set["certificates"].clone(),
+            set["lemmas"].clone()
+        ),
+        (true.into(), (n + 1).into(), 0.into())
+    );
     let jobs = last_json(&[
         "prove-jobs",
         "dimy",

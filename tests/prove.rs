@@ -2,7 +2,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::Rng;
 use fanotb::Signature;
@@ -661,6 +661,30 @@ fn composed_proofs_check_and_agree_with_the_whole_proofs() {
             assert_eq!(r.proves, Proves::Lemma(l.side, l.claim));
             assert_eq!(r.root, l.position);
         }
+        // The root alone as a set is the same check; every lemma of the directory
+        // with the root, in one pass, checks each once.
+        let mut o = CheckOptions::default();
+        o.lemmas = Some(lemmas.clone());
+        let one = fanotb::check_proofs(std::slice::from_ref(&file), dir.path(), &o).unwrap();
+        assert_eq!(
+            (one.certificates, one.lemmas, one.positions, one.moves),
+            (1, r.lemmas, r.positions, r.moves)
+        );
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&lemmas)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let n = files.len();
+        assert!(
+            n > proved.certificate.lemmas.len(),
+            "{w}x{h}: lemmas of two depths"
+        );
+        files.push(file.clone());
+        files.push(file.clone());
+        let all = fanotb::check_proofs(&files, dir.path(), &o).unwrap();
+        assert_eq!((all.certificates, all.lemmas), (n + 1, 0), "{w}x{h}");
+        assert!(all.positions > r.positions);
     }
 }
 
@@ -736,6 +760,22 @@ fn tampered_lemmas_are_rejected() {
         let name = replace_lemma(&mut bad, &lemmas, big, &bad_lemma);
         let e = rejected(&bad);
         assert!(e.contains(&name) && e.contains(&text), "{e}");
+        // Checked among honest ones, the bad lemma is named by its file.
+        let mut o = CheckOptions::default();
+        o.lemmas = Some(lemmas.clone());
+        let mut files: Vec<PathBuf> = honest
+            .lemmas
+            .iter()
+            .map(|l| lemmas.join(l.file_name()))
+            .collect();
+        fanotb::check_proofs(&files, d, &o).expect("the honest lemmas check");
+        files.push(lemmas.join(&name));
+        let e = fanotb::check_proofs(&files, d, &o).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{name}: ")) && e.contains(&text),
+            "{e}"
+        );
+        std::fs::remove_file(lemmas.join(&name)).unwrap();
     }
 
     // A missing lemma.

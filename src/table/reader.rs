@@ -245,8 +245,21 @@ impl TableFile {
     }
 
     fn decompress(&self, s: Stream, b: usize) -> Result<Vec<u8>, TableError> {
+        // One decompression context a thread: making one for each block took more
+        // time than decompressing it.
+        thread_local! {
+            static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                const { std::cell::RefCell::new(None) };
+        }
         let want = self.raw_len(s, b);
-        let raw = zstd::bulk::decompress(self.compressed(s, b)?, want)
+        let bytes = self.compressed(s, b)?;
+        let raw = CONTEXT
+            .with(|c| match &mut *c.borrow_mut() {
+                Some(d) => d.decompress(bytes, want),
+                slot @ None => slot
+                    .insert(zstd::bulk::Decompressor::new()?)
+                    .decompress(bytes, want),
+            })
             .map_err(|e| self.corrupt(format!("block {b} of the {s:?} stream: {e}")))?;
         if raw.len() != want {
             return Err(self.corrupt(format!("block {b} of the {s:?} stream: wrong length")));

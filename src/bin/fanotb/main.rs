@@ -111,7 +111,9 @@ enum Command {
     Prove(prove::ProveArgs),
     /// Check a proof certificate from the rules and the tables, independently of the
     /// search that wrote it.
-    #[command(after_help = "Example: fanotb check-proof tables/proofs/5x5-start.fnproof")]
+    #[command(
+        after_help = "Examples:\n  fanotb check-proof tables/proofs/5x5-start.fnproof\n  fanotb check-proof proofs/tsivy/lemmas/*.fnlemma --lemmas proofs/tsivy/lemmas"
+    )]
     CheckProof(prove::CheckProofArgs),
     /// Prove a board's start (or --position) bottom up: every position --depth
     /// plies deep as a job whose proof is kept as a lemma, then each level above

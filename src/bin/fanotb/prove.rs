@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use fanotb::{
     CheckOptions, CheckpointPlan, Claim, Color, Limits, ProveOptions, Proved, Proves, check_proof,
-    peak_rss, prove,
+    check_proofs, peak_rss, prove,
 };
 
 use crate::args::{Result, TablesArg, board_position};
@@ -286,8 +286,11 @@ pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
 
 #[derive(Args)]
 pub struct CheckProofArgs {
-    /// The certificate. Example: tables/proofs/5x5-start.fnproof.
-    pub file: PathBuf,
+    /// The certificate, or several (a lemma directory's new lemmas, say), checked
+    /// in one pass: the tables loaded once, every certificate given or relied on
+    /// checked once. Example: tables/proofs/5x5-start.fnproof.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
     /// Also re-derive every entry of every table the certificate names from its
     /// successors (as `verify` does), so that the check rests on the rules alone.
     #[arg(long)]
@@ -362,14 +365,77 @@ impl fmt::Display for CheckReport {
     }
 }
 
-pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckReport> {
+/// What `check-proof` found: one certificate's report, or several's in all.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum CheckOutput {
+    One(CheckReport),
+    Set(CheckSetOutput),
+}
+
+impl fmt::Display for CheckOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckOutput::One(r) => r.fmt(f),
+            CheckOutput::Set(r) => r.fmt(f),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct CheckSetOutput {
+    ok: bool,
+    certificates: usize,
+    lemmas: usize,
+    tables: usize,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    tables_verified: bool,
+    positions: u64,
+    moves: u64,
+    seconds: f64,
+}
+
+impl fmt::Display for CheckSetOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "ok: {} certificates and {} lemmas they rely on ({} tables matched by checksum{}): {} positions and {} moves checked in {:.2} s",
+            self.certificates,
+            self.lemmas,
+            self.tables,
+            if self.tables_verified {
+                ", every entry re-derived"
+            } else {
+                ""
+            },
+            self.positions,
+            self.moves,
+            self.seconds
+        )
+    }
+}
+
+pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckOutput> {
     let mut opts = CheckOptions::default();
     opts.verify_tables = a.verify_tables;
     opts.lemmas = a.lemmas.clone();
     opts.cache_mib = Some(a.cache_mib);
-    let r = check_proof(&a.file, &a.tables.dir, &opts)?;
-    Ok(CheckReport {
-        certificate: a.file.display().to_string(),
+    let [file] = &a.files[..] else {
+        let r = check_proofs(&a.files, &a.tables.dir, &opts)?;
+        return Ok(CheckOutput::Set(CheckSetOutput {
+            ok: true,
+            certificates: r.certificates,
+            lemmas: r.lemmas,
+            tables: r.tables,
+            tables_verified: r.tables_verified,
+            positions: r.positions,
+            moves: r.moves,
+            seconds: r.seconds,
+        }));
+    };
+    let r = check_proof(file, &a.tables.dir, &opts)?;
+    Ok(CheckOutput::One(CheckReport {
+        certificate: file.display().to_string(),
         ok: true,
         board: r.root.board().size_name(),
         position: r.root.to_string(),
@@ -391,7 +457,7 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckReport> {
         moves: r.moves,
         seconds: r.seconds,
         turn: r.root.turn(),
-    })
+    }))
 }
 
 /// What `prove-jobs` and `prove-tree` share: the root, the lemma directory, the
