@@ -8,8 +8,9 @@
 #   scripts/tsivy-tree.sh TABLES SIDE [MAX_NODES=200000] [K=6] [WORKERS=2] [LOG]
 # The draw is both answers "no": SIDE=white, then SIDE=black (or both at once, one
 # worker each). TABLES must hold the tsivy tables of up to K stones (built there if
-# missing). Stop it with kill: only the leaves being searched are lost. NICE=N sets
-# its priority (default 15).
+# missing). Stop it with `pkill -f "fanotb prove-tree"` (SIGTERM): it ends at once,
+# logging where the root and its moves stand; only the leaves being searched are
+# lost. NICE=N sets its priority (default 15).
 set -euo pipefail
 tables=${1:?usage: scripts/tsivy-tree.sh TABLES SIDE [MAX_NODES] [K] [WORKERS] [LOG]}
 side=${2:?usage: scripts/tsivy-tree.sh TABLES SIDE [MAX_NODES] [K] [WORKERS] [LOG]}

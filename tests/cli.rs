@@ -952,3 +952,60 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     assert_eq!(jobs["value"], "draw");
     assert_eq!(jobs["levels"][1]["known"], 1, "{jobs}");
 }
+
+/// A tree run stopped by SIGTERM ends at once with its report (the root's moves and
+/// their numbers) and a non-zero exit, keeping what it proved.
+#[test]
+fn prove_tree_stopped_by_a_signal_reports_where_it_stands() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let lemmas = dir.path().join("lemmas");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("fanotb"))
+        .args([
+            "prove-tree",
+            "dimy",
+            "--attacker",
+            "white",
+            "--max-table-stones",
+            "4",
+        ])
+        .args([
+            "--max-nodes",
+            "30",
+            "--workers",
+            "1",
+            "--json",
+            "--dir",
+            d,
+            "--lemmas",
+        ])
+        .arg(&lemmas)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let first: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(first["expansions"], 1, "{line}");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert!(!child.wait().unwrap().success());
+    let report = serde_json::Deserializer::from_str(&rest)
+        .into_iter::<Value>()
+        .map(Result::unwrap)
+        .last()
+        .expect("the report");
+    assert!(report["answer"].is_null(), "{report}");
+    let moves = report["moves"].as_array().unwrap();
+    assert!(!moves.is_empty(), "{report}");
+    assert!(moves.iter().all(|m| m["proof"].is_u64()), "{report}");
+    assert!(lemmas.join("tree.tsv").exists());
+}

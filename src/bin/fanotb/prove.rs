@@ -679,7 +679,7 @@ pub fn prove_jobs_command(args: ProveJobsArgs, json: bool) -> Result<()> {
             _ => {}
         }
     };
-    let stop = std::sync::atomic::AtomicBool::new(false);
+    let stop = stop_on_signals()?;
     let r = fanotb::prove_jobs(&a.tables.dir, &pos, &opts, &stop, &observer)?;
     let report = ProveJobsReport {
         board: pos.board().size_name(),
@@ -747,4 +747,18 @@ pub fn write_root(
         certificate: Some(out.display().to_string()),
         value: cert.proves.value().map(|v| v.name()),
     })
+}
+
+/// A flag that Ctrl-C or SIGTERM sets, so that a long run stops where it can (the
+/// tree's searches at once, the jobs between jobs) and reports where it stands; a
+/// second signal ends the process at once.
+pub fn stop_on_signals() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        // In this order: the first signal finds the flag clear and sets it.
+        signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())?;
+        signal_hook::flag::register(sig, stop.clone())?;
+    }
+    Ok(stop)
 }

@@ -174,7 +174,7 @@ pub fn prove_tree_command(args: ProveTreeArgs, json: bool) -> Result<()> {
             json,
         );
     };
-    let stop = std::sync::atomic::AtomicBool::new(false);
+    let stop = crate::prove::stop_on_signals()?;
     let r = fanotb::prove_tree(&a.tables.dir, &pos, &opts, &stop, &observer)?;
     let p = &r.progress;
     let report = ProveTreeReport {
