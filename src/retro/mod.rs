@@ -98,12 +98,20 @@ fn generate_tables(
         o.plan(&todo, threads);
     }
     // One writer per directory; what an interrupted writer left half-written goes.
-    let _lock = DirLock::acquire(dir)?;
-    let tables = tables_dir(dir, board, opts.kind);
-    remove_tmp_files(&tables).map_err(|source| TableError::Io {
-        path: tables.clone(),
-        source,
-    })?;
+    // With every table complete nothing is written (complete files are only ever
+    // replaced whole), so readers such as proof runs take no lock and start side
+    // by side, even beside a writer.
+    let _lock = if todo.pairs.is_empty() {
+        None
+    } else {
+        let lock = DirLock::acquire(dir)?;
+        let tables = tables_dir(dir, board, opts.kind);
+        remove_tmp_files(&tables).map_err(|source| TableError::Io {
+            path: tables.clone(),
+            source,
+        })?;
+        Some(lock)
+    };
     if let Some(available) = mem_available().filter(|&a| todo.peak_bytes > a && !opts.force) {
         return Err(GenerateError::Memory {
             needs: todo.peak_bytes,
@@ -193,4 +201,28 @@ fn build_pair(
     // The tables are whole on disk: the pair's checkpoint has served.
     pair_checkpoint::remove(dir, board, kind, key);
     Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A directory a writer holds: a build with nothing to write goes on beside
+    /// it, one with something to write is refused.
+    #[test]
+    fn complete_tables_are_read_beside_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let board = Board::get(3, 3).unwrap();
+        let opts = Options::default();
+        let targets = [Signature::new(2, 1), Signature::new(1, 2)];
+        generate(dir.path(), board, &targets, &opts, |_| {}).unwrap();
+        let _writer = DirLock::acquire(dir.path()).unwrap();
+        let again = generate(dir.path(), board, &targets, &opts, |_| {}).unwrap();
+        assert!(again.iter().all(|r| r.skipped), "{again:?}");
+        let more = generate(dir.path(), board, &[Signature::new(2, 2)], &opts, |_| {});
+        assert!(
+            matches!(&more, Err(e) if e.to_string().contains("in use by")),
+            "{more:?}"
+        );
+    }
 }
