@@ -990,6 +990,23 @@ fn prove_tree_stopped_by_a_signal_reports_where_it_stands() {
     out.read_line(&mut line).unwrap();
     let first: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(first["expansions"], 1, "{line}");
+    // The root's moves, each with its numbers: White moves at the root, so the
+    // root's proof number is their least and its disproof number their sum.
+    let numbers: Vec<(u64, u64)> = first["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m[0].as_u64().unwrap(), m[1].as_u64().unwrap()))
+        .collect();
+    assert_eq!(numbers.len() as u64, first["children"], "{line}");
+    assert_eq!(
+        (first["proof"].as_u64(), first["disproof"].as_u64()),
+        (
+            numbers.iter().map(|m| m.0).min(),
+            Some(numbers.iter().map(|m| m.1).sum())
+        ),
+        "{line}"
+    );
     let killed = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -82,6 +82,9 @@ pub struct TreeProgress {
     pub lemmas_written: usize,
     /// Seconds since the run started.
     pub seconds: f64,
+    /// The proof and disproof numbers of each move of the root, in the order of
+    /// the positions they lead to: a move is settled when either is 0.
+    pub moves: Vec<(u32, u32)>,
 }
 
 /// The figures of a run.
@@ -467,6 +470,11 @@ pub fn prove_tree(
         nodes: run.nodes,
         lemmas_written: run.written,
         seconds: start.elapsed().as_secs_f64(),
+        moves: tree[0]
+            .children
+            .iter()
+            .map(|&c| (tree[c].pn, tree[c].dn))
+            .collect(),
     };
     if let Some(leaves) = run.evaluate(&[*root])? {
         (tree[0].pn, tree[0].dn) = numbers(&leaves[0]);

@@ -42,6 +42,8 @@ struct ExpansionLine {
     seconds: f64,
     nodes_per_second: f64,
     peak_rss: u64,
+    /// Each move of the root: its proof and disproof numbers.
+    moves: Vec<[u32; 2]>,
 }
 
 /// A proof or disproof number, `inf` for infinite.
@@ -57,10 +59,11 @@ impl fmt::Display for ExpansionLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:>6}  root {}/{}  tree {}  leaves {} searched, {} from the log  {} lemmas  {} nodes, {:.0} nodes/s  {:.0} s  peak {}  | {} ({} moves)",
+            "{:>6}  root {}/{}  moves {}  tree {}  leaves {} searched, {} from the log  {} lemmas  {} nodes, {:.0} nodes/s  {:.0} s  peak {}  | {} ({} moves)",
             self.expansions,
             number(self.proof),
             number(self.disproof),
+            root_moves(&self.moves),
             self.tree,
             self.searched,
             self.reused,
@@ -73,6 +76,17 @@ impl fmt::Display for ExpansionLine {
             self.children
         )
     }
+}
+
+/// The root's moves in brief: how many are settled (a number 0), then each one's
+/// proof/disproof numbers, as "2/5 settled: 0/inf 412/17 ...".
+fn root_moves(moves: &[[u32; 2]]) -> String {
+    let settled = moves.iter().filter(|m| m.contains(&0)).count();
+    let each: Vec<String> = moves
+        .iter()
+        .map(|&[p, d]| format!("{}/{}", number(p), number(d)))
+        .collect();
+    format!("{settled}/{} settled: {}", moves.len(), each.join(" "))
 }
 
 /// A move of the root: the position it leads to and its numbers.
@@ -170,6 +184,7 @@ pub fn prove_tree_command(args: ProveTreeArgs, json: bool) -> Result<()> {
                 seconds: p.seconds,
                 nodes_per_second: p.nodes as f64 / p.seconds.max(1e-9),
                 peak_rss: peak_rss().unwrap_or(0),
+                moves: p.moves.iter().map(|&(pn, dn)| [pn, dn]).collect(),
             },
             json,
         );
