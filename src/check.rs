@@ -160,6 +160,8 @@ pub struct CheckReport {
     /// Lemmas checked (every lemma the certificate relies on, directly or through
     /// other lemmas, once each).
     pub lemmas: usize,
+    /// Their file names in the lemma directory (`C.fnlemma`), in the order read.
+    pub relied_on: Vec<String>,
     /// Whether every entry of those tables was re-derived (`verify_tables`).
     pub tables_verified: bool,
     /// Wall-clock time of the whole check, in seconds.
@@ -341,6 +343,7 @@ pub fn check_proof(
         moves: totals.moves,
         tables: totals.tables,
         lemmas: all.len() - 1,
+        relied_on: all[1..].iter().map(|c| c.name.clone()).collect(),
         tables_verified: opts.verify_tables,
         seconds: start.elapsed().as_secs_f64(),
     })
@@ -354,6 +357,8 @@ pub struct CheckSetReport {
     pub certificates: usize,
     /// Lemmas checked beyond them (relied on, not given).
     pub lemmas: usize,
+    /// Their file names in the lemma directory (`C.fnlemma`), in the order read.
+    pub relied_on: Vec<String>,
     /// Positions checked over all proofs.
     pub positions: u64,
     /// Moves followed over all proofs.
@@ -383,6 +388,7 @@ pub fn check_proofs(
         return Ok(CheckSetReport {
             certificates: 0,
             lemmas: 0,
+            relied_on: Vec::new(),
             positions: 0,
             moves: 0,
             tables: 0,
@@ -409,6 +415,7 @@ pub fn check_proofs(
     Ok(CheckSetReport {
         certificates: given,
         lemmas: all.len() - given,
+        relied_on: all[given..].iter().map(|c| c.name.clone()).collect(),
         positions: totals.positions,
         moves: totals.moves,
         tables: totals.tables,

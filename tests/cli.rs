@@ -917,6 +917,63 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
         (c["ok"].clone(), c["value"].clone()),
         (true.into(), "draw".into())
     );
+    // The lemmas it relies on, listed: a directory of only those checks it, and
+    // one fewer does not.
+    let listed = json(&[
+        "check-proof",
+        &cert,
+        "--lemmas",
+        l,
+        "--dir",
+        d,
+        "--list-lemmas",
+    ]);
+    let used: Vec<&str> = listed["relied_on"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        Some(used.len() as u64),
+        listed["lemmas"].as_u64(),
+        "{listed}"
+    );
+    assert!(used.len() >= 2, "a lemma for each question: {listed}");
+    let kept = dir.path().join("kept");
+    std::fs::create_dir(&kept).unwrap();
+    for name in &used {
+        std::fs::copy(lemmas.join(name), kept.join(name)).unwrap();
+    }
+    let k = kept.to_str().unwrap();
+    let only = json(&["check-proof", &cert, "--lemmas", k, "--dir", d]);
+    assert_eq!(only["lemmas"], listed["lemmas"]);
+    std::fs::remove_file(kept.join(used[used.len() - 1])).unwrap();
+    let err = fails(&["check-proof", &cert, "--lemmas", k, "--dir", d]);
+    assert!(err.contains(used[used.len() - 1]), "{err}");
+    // Given with the certificate, a lemma is not listed as relied on.
+    let first = lemmas.join(used[0]).display().to_string();
+    let set = json(&[
+        "check-proof",
+        &cert,
+        &first,
+        "--lemmas",
+        l,
+        "--dir",
+        d,
+        "--list-lemmas",
+    ]);
+    let rest: Vec<&str> = set["relied_on"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let mut want = used[1..].to_vec();
+    want.sort_unstable();
+    let mut got = rest.clone();
+    got.sort_unstable();
+    assert_eq!(got, want, "{set}");
     // The root and every lemma at once: each checked once.
     let mut files: Vec<String> = std::fs::read_dir(l)
         .unwrap()

@@ -303,6 +303,11 @@ pub struct CheckProofArgs {
     /// look-ups, which with one block a thread bounds its memory. Example: 256.
     #[arg(long, default_value_t = fanotb::DEFAULT_CACHE_MIB)]
     pub cache_mib: usize,
+    /// Also list the file of every lemma relied on (not given), one a line after
+    /// the report (`relied_on` in JSON): what a lemma directory must keep for these
+    /// certificates.
+    #[arg(long)]
+    pub list_lemmas: bool,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -329,6 +334,8 @@ pub struct CheckReport {
     seconds: f64,
     #[serde(skip)]
     turn: Color,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relied_on: Option<Vec<String>>,
 }
 
 impl fmt::Display for CheckReport {
@@ -375,10 +382,20 @@ pub enum CheckOutput {
 
 impl fmt::Display for CheckOutput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CheckOutput::One(r) => r.fmt(f),
-            CheckOutput::Set(r) => r.fmt(f),
+        let relied_on = match self {
+            CheckOutput::One(r) => {
+                r.fmt(f)?;
+                &r.relied_on
+            }
+            CheckOutput::Set(r) => {
+                r.fmt(f)?;
+                &r.relied_on
+            }
+        };
+        for name in relied_on.iter().flatten() {
+            writeln!(f, "relies on {name}")?;
         }
+        Ok(())
     }
 }
 
@@ -393,6 +410,8 @@ pub struct CheckSetOutput {
     positions: u64,
     moves: u64,
     seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relied_on: Option<Vec<String>>,
 }
 
 impl fmt::Display for CheckSetOutput {
@@ -431,6 +450,7 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckOutput> {
             positions: r.positions,
             moves: r.moves,
             seconds: r.seconds,
+            relied_on: a.list_lemmas.then_some(r.relied_on),
         }));
     };
     let r = check_proof(file, &a.tables.dir, &opts)?;
@@ -457,6 +477,7 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckOutput> {
         moves: r.moves,
         seconds: r.seconds,
         turn: r.root.turn(),
+        relied_on: a.list_lemmas.then_some(r.relied_on),
     }))
 }
 
