@@ -917,29 +917,25 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
         (c["ok"].clone(), c["value"].clone()),
         (true.into(), "draw".into())
     );
-    // The lemmas it relies on, listed: a directory of only those checks it, and
-    // one fewer does not.
-    let listed = json(&[
-        "check-proof",
-        &cert,
-        "--lemmas",
-        l,
-        "--dir",
-        d,
-        "--list-lemmas",
-    ]);
-    let used: Vec<&str> = listed["relied_on"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
-    assert_eq!(
-        Some(used.len() as u64),
-        listed["lemmas"].as_u64(),
-        "{listed}"
-    );
-    assert!(used.len() >= 2, "a lemma for each question: {listed}");
+    // The lemmas it relies on, listed (sorted): a directory of only those checks
+    // it, and one fewer does not.
+    let relied_on = |files: &[&str]| -> (u64, Vec<String>) {
+        let mut args = vec!["check-proof"];
+        args.extend(files);
+        args.extend(["--lemmas", l, "--dir", d, "--list-lemmas"]);
+        let r = json(&args);
+        let mut names: Vec<String> = r["relied_on"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+        names.sort_unstable();
+        (r["lemmas"].as_u64().unwrap(), names)
+    };
+    let (count, used) = relied_on(&[&cert]);
+    assert_eq!(count, used.len() as u64);
+    assert!(used.len() >= 2, "a lemma for each question: {used:?}");
     let kept = dir.path().join("kept");
     std::fs::create_dir(&kept).unwrap();
     for name in &used {
@@ -947,33 +943,14 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     }
     let k = kept.to_str().unwrap();
     let only = json(&["check-proof", &cert, "--lemmas", k, "--dir", d]);
-    assert_eq!(only["lemmas"], listed["lemmas"]);
-    std::fs::remove_file(kept.join(used[used.len() - 1])).unwrap();
+    assert_eq!(only["lemmas"], count);
+    let last = &used[used.len() - 1];
+    std::fs::remove_file(kept.join(last)).unwrap();
     let err = fails(&["check-proof", &cert, "--lemmas", k, "--dir", d]);
-    assert!(err.contains(used[used.len() - 1]), "{err}");
+    assert!(err.contains(last.as_str()), "{err}");
     // Given with the certificate, a lemma is not listed as relied on.
-    let first = lemmas.join(used[0]).display().to_string();
-    let set = json(&[
-        "check-proof",
-        &cert,
-        &first,
-        "--lemmas",
-        l,
-        "--dir",
-        d,
-        "--list-lemmas",
-    ]);
-    let rest: Vec<&str> = set["relied_on"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
-    let mut want = used[1..].to_vec();
-    want.sort_unstable();
-    let mut got = rest.clone();
-    got.sort_unstable();
-    assert_eq!(got, want, "{set}");
+    let first = lemmas.join(&used[0]).display().to_string();
+    assert_eq!(relied_on(&[&cert, &first]).1, used[1..]);
     // The root and every lemma at once: each checked once.
     let mut files: Vec<String> = std::fs::read_dir(l)
         .unwrap()
