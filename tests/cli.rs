@@ -987,6 +987,54 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     assert_eq!(jobs["levels"][1]["known"], 1, "{jobs}");
 }
 
+/// A question asked of another position than the start writes its root's
+/// certificate under a name of that position, leaving the start's `root.fnproof`
+/// in the same lemma directory as it was.
+#[test]
+fn prove_tree_of_a_position_keeps_the_start_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let lemmas = dir.path().join("lemmas");
+    std::fs::create_dir(&lemmas).unwrap();
+    let start = lemmas.join("root.fnproof");
+    std::fs::write(&start, b"the start's certificate").unwrap();
+    let l = lemmas.to_str().unwrap();
+    let r = last_json(&[
+        "prove-tree",
+        "dimy",
+        "--position",
+        "BB3/5/5/5/WWW2 w",
+        "--attacker",
+        "white",
+        "--max-table-stones",
+        "4",
+        "--max-nodes",
+        "300",
+        "--workers",
+        "1",
+        "--lemmas",
+        l,
+        "--dir",
+        d,
+    ]);
+    assert_eq!(r["value"], "win", "{r}");
+    let cert = lemmas.join("root-BB3-5-5-5-WWW2-w.fnproof");
+    assert_eq!(r["certificate"], cert.display().to_string());
+    assert_eq!(std::fs::read(&start).unwrap(), b"the start's certificate");
+    let c = json(&[
+        "check-proof",
+        cert.to_str().unwrap(),
+        "--lemmas",
+        l,
+        "--dir",
+        d,
+    ]);
+    assert_eq!(
+        (c["ok"].clone(), c["value"].clone()),
+        (true.into(), "win".into())
+    );
+}
+
 /// A tree run stopped by SIGTERM ends at once with its report (the root's moves and
 /// their numbers) and a non-zero exit, keeping what it proved.
 #[test]

@@ -509,7 +509,8 @@ pub struct LemmaRunArgs {
     #[arg(long, default_value_t = 20_000_000)]
     pub max_entries: usize,
     /// Where the root's certificate goes once it is proved (default:
-    /// LEMMAS/root.fnproof).
+    /// LEMMAS/root.fnproof, or LEMMAS/root-POSITION.fnproof for --position, its
+    /// text with `/` and the space as `-`).
     #[arg(long)]
     pub out: Option<PathBuf>,
     #[command(flatten)]
@@ -525,6 +526,35 @@ impl LemmaRunArgs {
         o.limits = Limits::new(self.max_nodes, self.max_entries);
         o.table_observer = table_observer(json);
         Ok((pos, o))
+    }
+
+    /// Writes the root's certificate, if there is one, to `--out`, by default
+    /// LEMMAS/root.fnproof for the board's start and LEMMAS/root-POSITION.fnproof
+    /// for `--position` (`pos`'s text with `/` and the space as `-`), so that a
+    /// question asked of another position never replaces the start's certificate.
+    pub fn write_root(
+        &self,
+        pos: &fanotb::Position,
+        cert: Option<&fanotb::Certificate>,
+    ) -> Result<RootWritten> {
+        let Some(cert) = cert else {
+            return Ok(RootWritten {
+                value: None,
+                certificate: None,
+                certificate_bytes: None,
+            });
+        };
+        let out = self.out.clone().unwrap_or_else(|| {
+            self.lemmas.join(match self.position {
+                None => "root.fnproof".into(),
+                Some(_) => format!("root-{}.fnproof", pos.to_string().replace(['/', ' '], "-")),
+            })
+        });
+        Ok(RootWritten {
+            certificate_bytes: Some(cert.write(&out)?),
+            certificate: Some(out.display().to_string()),
+            value: cert.proves.value().map(|v| v.name()),
+        })
     }
 }
 
@@ -718,7 +748,7 @@ pub fn prove_jobs_command(args: ProveJobsArgs, json: bool) -> Result<()> {
                 nodes: l.nodes,
             })
             .collect(),
-        root: write_root(r.root.as_ref(), a.out, &a.lemmas)?,
+        root: a.write_root(&pos, r.root.as_ref())?,
         lemmas: fanotb::Lemmas::load(&a.lemmas, pos.board())?.len(),
         seconds: r.seconds,
         peak_rss: peak_rss().unwrap_or(0),
@@ -746,28 +776,6 @@ pub struct RootWritten {
     pub certificate: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub certificate_bytes: Option<u64>,
-}
-
-/// Writes the root's certificate, if there is one, to `out` (default
-/// LEMMAS/root.fnproof).
-pub fn write_root(
-    cert: Option<&fanotb::Certificate>,
-    out: Option<PathBuf>,
-    lemmas: &Path,
-) -> Result<RootWritten> {
-    let Some(cert) = cert else {
-        return Ok(RootWritten {
-            value: None,
-            certificate: None,
-            certificate_bytes: None,
-        });
-    };
-    let out = out.unwrap_or_else(|| lemmas.join("root.fnproof"));
-    Ok(RootWritten {
-        certificate_bytes: Some(cert.write(&out)?),
-        certificate: Some(out.display().to_string()),
-        value: cert.proves.value().map(|v| v.name()),
-    })
 }
 
 /// A flag that Ctrl-C or SIGTERM sets, so that a long run stops where it can (the

@@ -11,7 +11,7 @@ use fanotb::peak_rss;
 
 use crate::args::{Result, Side};
 use crate::output::{human_bytes, print, print_line};
-use crate::prove::{LemmaRunArgs, RootWritten, write_root};
+use crate::prove::{LemmaRunArgs, RootWritten};
 
 #[derive(Args)]
 pub struct ProveTreeArgs {
@@ -214,7 +214,7 @@ pub fn prove_tree_command(args: ProveTreeArgs, json: bool) -> Result<()> {
             .collect(),
         seconds: p.seconds,
         peak_rss: peak_rss().unwrap_or(0),
-        root: write_root(r.root.as_ref(), a.out, &a.lemmas)?,
+        root: a.write_root(&pos, r.root.as_ref())?,
     };
     print(&report, json);
     if r.attacker_wins.is_none() {
