@@ -10,15 +10,22 @@
 # worker each). TABLES must hold the tsivy tables of up to K stones (built there if
 # missing). Stop it with `pkill -f "fanotb prove-tree"` (SIGTERM): it ends at once,
 # logging where the root and its moves stand; only the leaves being searched are
-# lost. NICE=N sets its priority (default 15).
+# lost. NICE=N sets its priority (default 15). POSITION="TEXT" asks the question of
+# that position instead of the start (a first move's value: POSITION after the move,
+# SIDE=black), logging to proofs/tsivy/tree-SIDE-POSITION.log, with the position's
+# `/` and space as `-`; its certificate is LEMMAS/root-POSITION.fnproof.
 set -euo pipefail
 tables=${1:?usage: scripts/tsivy-tree.sh TABLES SIDE [MAX_NODES] [K] [WORKERS] [LOG]}
 side=${2:?usage: scripts/tsivy-tree.sh TABLES SIDE [MAX_NODES] [K] [WORKERS] [LOG]}
 nodes=${3:-200000} k=${4:-6} workers=${5:-2}
 cd "$(dirname "$0")/.."
-log=${6:-proofs/tsivy/tree-$side.log}
+at=() name=$side
+if [ -n "${POSITION:-}" ]; then
+  at=(--position "$POSITION") name=$side-$(echo "$POSITION" | tr '/ ' '--')
+fi
+log=${6:-proofs/tsivy/tree-$name.log}
 cargo build --release --quiet
 nohup nice -n "${NICE:-15}" /usr/bin/time -f "wall %e s peak %M KiB" target/release/fanotb prove-tree tsivy \
-  --attacker "$side" --lemmas proofs/tsivy/lemmas --max-table-stones "$k" \
+  --attacker "$side" "${at[@]}" --lemmas proofs/tsivy/lemmas --max-table-stones "$k" \
   --max-nodes "$nodes" --workers "$workers" --dir "$tables" >>"$log" 2>&1 &
 echo "proving in the background (pid $!); progress: tail -f $log"
