@@ -856,6 +856,32 @@ fn last_json(args: &[&str]) -> Value {
     values.map(Result::unwrap).last().expect("a report")
 }
 
+/// The arguments of a small `prove-tree` run on dimy (table leaves up to 4 stones,
+/// leaves of 300 nodes, one worker) over lemma directory `lemmas` and table
+/// directory `dir`, then `extra`.
+fn dimy_tree(attacker: &str, lemmas: &str, dir: &str, extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "prove-tree",
+        "dimy",
+        "--attacker",
+        attacker,
+        "--max-table-stones",
+        "4",
+        "--max-nodes",
+        "300",
+        "--workers",
+        "1",
+        "--lemmas",
+        lemmas,
+        "--dir",
+        dir,
+    ]
+    .map(String::from)
+    .to_vec();
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
 /// `prove-tree`: a run cut short exits non-zero and says how to go on; the two
 /// questions answered "no" write the root's draw certificate, which checks, and
 /// `prove-jobs` over the same lemmas knows the root without a search.
@@ -865,28 +891,7 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     let d = dir.path().to_str().unwrap();
     let lemmas = dir.path().join("lemmas");
     let l = lemmas.to_str().unwrap();
-    let run = |attacker: &str, extra: &[&str]| -> Vec<String> {
-        let mut a: Vec<String> = [
-            "prove-tree",
-            "dimy",
-            "--attacker",
-            attacker,
-            "--max-table-stones",
-            "4",
-            "--max-nodes",
-            "300",
-            "--workers",
-            "1",
-            "--lemmas",
-            l,
-            "--dir",
-            d,
-        ]
-        .map(String::from)
-        .to_vec();
-        a.extend(extra.iter().map(|s| s.to_string()));
-        a
-    };
+    let run = |attacker: &str, extra: &[&str]| dimy_tree(attacker, l, d, extra);
     let cut = run("white", &["--max-expansions", "1"]);
     let err = fails(&cut.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(err.contains("not answered yet"), "{err}");
@@ -999,24 +1004,8 @@ fn prove_tree_of_a_position_keeps_the_start_certificate() {
     let start = lemmas.join("root.fnproof");
     std::fs::write(&start, b"the start's certificate").unwrap();
     let l = lemmas.to_str().unwrap();
-    let r = last_json(&[
-        "prove-tree",
-        "dimy",
-        "--position",
-        "BB3/5/5/5/WWW2 w",
-        "--attacker",
-        "white",
-        "--max-table-stones",
-        "4",
-        "--max-nodes",
-        "300",
-        "--workers",
-        "1",
-        "--lemmas",
-        l,
-        "--dir",
-        d,
-    ]);
+    let args = dimy_tree("white", l, d, &["--position", "BB3/5/5/5/WWW2 w"]);
+    let r = last_json(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(r["value"], "win", "{r}");
     let cert = lemmas.join("root-BB3-5-5-5-WWW2-w.fnproof");
     assert_eq!(r["certificate"], cert.display().to_string());
