@@ -3,8 +3,9 @@
 # runs so that the machine's drift falls on both alike. The smaller tables the pair
 # reads are linked from TABLES (a directory holding them, e.g. one built by
 # scripts/bench-tables.sh), so each run builds only the pair, into a fresh
-# directory. Prints each run's pair seconds and peak memory as the generator
-# reports them, the medians, and whether both binaries wrote the same bytes.
+# directory. Prints each run's pair seconds (solving) and peak memory as the
+# generator reports them, its wall seconds (solving and writing), the medians, and
+# whether both binaries wrote the same bytes.
 #   scripts/compare-pair.sh OLD NEW SIG TABLES [ROUNDS=3] [THREADS=1]
 set -euo pipefail
 old=${1:?usage: scripts/compare-pair.sh OLD NEW SIG TABLES [ROUNDS] [THREADS]}
@@ -25,13 +26,16 @@ fresh() { # dir: the smaller tables linked in, the pair absent
     ln -s "$f" "$1/9x5/"
   done
 }
-declare -A secs peak
+declare -A secs peak wall
 for r in $(seq "$rounds"); do
   for which in old new; do
     bin=${!which}
     fresh "$work/$which"
-    line=$("$bin" generate --board tsivy --signature "$sig" --threads "$threads" \
-      --dir "$work/$which" 2>/dev/null | grep -m1 "^$sig ")
+    start=$(date +%s.%N)
+    out=$("$bin" generate --board tsivy --signature "$sig" --threads "$threads" \
+      --dir "$work/$which" 2>/dev/null)
+    wall[$which]+="$(echo "$(date +%s.%N) - $start" | bc -l | xargs printf '%.2f') "
+    line=$(echo "$out" | grep -m1 "^$sig ")
     secs[$which]+="$(echo "$line" | awk '{for (i = 1; i < NF; i++) if ($(i+1) == "s") {print $i; exit}}') "
     peak[$which]+="$(echo "$line" | sed -E 's/.*peak +([0-9.]+ [KMG]iB).*/\1/' | tr -d ' ') "
   done
@@ -43,6 +47,10 @@ o=$(echo "${secs[old]}" | median)
 w=$(echo "${secs[new]}" | median)
 printf 'old %8.2f s  new %8.2f s  new/old %.3f   (old: %s| new: %s)\n' \
   "$o" "$w" "$(echo "$w / $o" | bc -l)" "${secs[old]}" "${secs[new]}"
+o=$(echo "${wall[old]}" | median)
+w=$(echo "${wall[new]}" | median)
+printf 'wall old %8.2f s  new %8.2f s  new/old %.3f   (old: %s| new: %s)\n' \
+  "$o" "$w" "$(echo "$w / $o" | bc -l)" "${wall[old]}" "${wall[new]}"
 echo "peak  old: ${peak[old]}| new: ${peak[new]}"
 for s in "${us}v$them" "${them}v$us"; do
   if cmp -s "$work/old/9x5/$s.fntb" "$work/new/9x5/$s.fntb"; then

@@ -31,15 +31,16 @@ use crate::board::{Board, bits};
 
 pub(crate) use classes::{ClassMap, sidecar_path as classes_path};
 
-/// Binomial coefficients C(n, k) for n, k <= 64.
+/// Binomial coefficients, `t[k][n]` = C(n, k) for n, k <= 64: by k, so that a scan
+/// over n for one k reads consecutive words.
 fn binomials() -> &'static [[u64; 65]; 65] {
     static T: OnceLock<Box<[[u64; 65]; 65]>> = OnceLock::new();
     T.get_or_init(|| {
         let mut t = Box::new([[0u64; 65]; 65]);
         for n in 0..=64 {
-            t[n][0] = 1;
+            t[0][n] = 1;
             for k in 1..=n {
-                t[n][k] = t[n - 1][k - 1].saturating_add(if k < n { t[n - 1][k] } else { 0 });
+                t[k][n] = t[k - 1][n - 1].saturating_add(if k < n { t[k][n - 1] } else { 0 });
             }
         }
         t
@@ -49,7 +50,7 @@ fn binomials() -> &'static [[u64; 65]; 65] {
 /// C(n, k), zero when k > n.
 #[inline]
 pub fn binom(n: usize, k: usize) -> u64 {
-    if k > n { 0 } else { binomials()[n][k] }
+    if k > n { 0 } else { binomials()[k][n] }
 }
 
 /// Combinatorial-number-system rank of a set of points.
@@ -58,30 +59,29 @@ pub fn rank_set(set: u64) -> u64 {
     let t = binomials();
     bits(set)
         .enumerate()
-        .map(|(i, p)| t[p as usize][i + 1])
+        .map(|(i, p)| t[i + 1][p as usize])
         .sum()
 }
 
-/// The `k`-set of points below `n` with the given rank.
+/// The `k`-set of points below `n` (`k <= n`) with the given rank.
 pub fn unrank_set(mut rank: u64, k: usize, n: usize) -> u64 {
+    debug_assert!(k <= n, "a {k}-set of {n} points");
     let t = binomials();
     let mut set = 0u64;
-    let mut hi = n; // every element left is below hi
+    let mut c = n; // every element left is below c
     for i in (1..=k).rev() {
-        // The largest c < hi with C(c, i) <= rank, by bisection (C(i-1, i) = 0).
-        let mut lo = i - 1;
-        let mut top = hi - 1;
-        while lo < top {
-            let mid = (lo + top).div_ceil(2);
-            if t[mid][i] <= rank {
-                lo = mid;
-            } else {
-                top = mid - 1;
-            }
+        // The largest c below the last with C(c, i) <= rank, scanning down: the
+        // elements of a set are about n / (k + 1) apart, so the scans take about n
+        // steps in all, whose branch goes the same way but at the element found,
+        // where a bisection takes k log n steps of unpredictable branches.
+        // C(i - 1, i) = 0 stops it.
+        let column = &t[i];
+        c -= 1;
+        while column[c] > rank {
+            c -= 1;
         }
-        rank -= t[lo][i];
-        set |= 1 << lo;
-        hi = lo;
+        rank -= column[c];
+        set |= 1 << c;
     }
     set
 }
@@ -475,32 +475,61 @@ impl Indexer {
         self.per_class
     }
 
-    /// Whether some symmetry other than the identity maps the stones of class
-    /// `class` onto themselves. When none does, every entry of the class is canonical
-    /// and stands for a full orbit.
-    pub fn class_is_symmetric(&self, class: u64) -> bool {
+    /// The symmetries other than the identity that map the stones of class `class`
+    /// onto themselves. When none does, every entry of the class is canonical and
+    /// stands for a full orbit.
+    pub fn class_symmetry(&self, class: u64) -> ClassSymmetry {
         let us = self.class_set(class);
-        self.board.symmetries()[1..]
+        let fixing = self.board.symmetries()[1..]
             .iter()
-            .any(|g| g.apply(us) == us)
+            .enumerate()
+            .filter(|(_, g)| g.apply(us) == us)
+            .fold(0u8, |m, (k, _)| m | 1 << (k + 1));
+        ClassSymmetry {
+            board: self.board,
+            fixing,
+        }
     }
 
     /// How many distinct placements the entry stands for: its orbit size, or 0 for a
     /// redundant entry (an image of a smaller canonical entry).
     pub fn weight(&self, index: u64) -> u64 {
-        let (us, them) = self.unrank(index);
-        if self.index(us, them) != index {
-            return 0;
+        let (_, them) = self.unrank(index);
+        self.class_symmetry(index / self.per_class).weight(them)
+    }
+}
+
+/// The symmetries that fix a class's stones (`Indexer::class_symmetry`): they tell
+/// the class's canonical entries and their orbits from `them` alone.
+#[derive(Clone, Copy, Debug)]
+pub struct ClassSymmetry {
+    board: &'static Board,
+    /// Bit k: the k-th symmetry (never the identity, 0) fixes the stones.
+    fixing: u8,
+}
+
+impl ClassSymmetry {
+    /// Whether only the identity fixes the stones.
+    #[inline]
+    pub fn is_trivial(&self) -> bool {
+        self.fixing == 0
+    }
+
+    /// The placements the class's entry of stones `them` opposite stands for: 0 when
+    /// a fixing symmetry maps `them` lower (the entry is redundant: `index` takes the
+    /// least image), else the group's size over the symmetries fixing `them` too.
+    #[inline]
+    pub fn weight(&self, them: u64) -> u64 {
+        let syms = self.board.symmetries();
+        let mut fixed = 1;
+        for k in bits(self.fixing as u64) {
+            let image = syms[k as usize].apply(them);
+            if image < them {
+                return 0;
+            }
+            fixed += (image == them) as u64;
         }
-        let mut images: Vec<(u64, u64)> = self
-            .board
-            .symmetries()
-            .iter()
-            .map(|g| (g.apply(us), g.apply(them)))
-            .collect();
-        images.sort_unstable();
-        images.dedup();
-        images.len() as u64
+        syms.len() as u64 / fixed
     }
 }
 

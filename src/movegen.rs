@@ -125,6 +125,22 @@ pub(crate) fn capture_points(board: &Board, empty: u64, them: u64) -> u64 {
     found
 }
 
+/// The points from which a stone would have a capturing step against `them`
+/// landing on `q`: with `q` opened, `capture_points` gains exactly these, since a
+/// step's capture depends only on its landing point being empty.
+#[inline]
+pub(crate) fn capture_points_onto(board: &Board, q: u8, them: u64) -> u64 {
+    let (one, two) = (board.neighbour_bits(q), board.second_bits(q));
+    let mut found = 0u64;
+    for d in 0..8 {
+        // A stone on `one[d]` stepping onto `q` (direction opposite(d)) approaches
+        // the point past `q` and withdraws from the point behind itself.
+        let captures = (one[opposite(d)] | two[d]) & them != 0;
+        found |= one[d] & (captures as u64).wrapping_neg();
+    }
+    found
+}
+
 /// Stones of `us` that can make a capturing step.
 #[inline]
 pub(crate) fn capturers(board: &Board, us: u64, them: u64) -> u64 {
@@ -581,4 +597,30 @@ fn parse_notation(board: &Board, text: &str) -> Result<Vec<(u8, Option<Capture>)
         path.push((p, kind));
     }
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Opening one point adds exactly the capture points landing on it, on every
+        /// board shape the project builds (diagonals only through strong points).
+        #[test]
+        fn opening_a_point_adds_the_captures_onto_it(
+            size in proptest::sample::select(vec![(9, 5), (5, 5), (3, 3), (7, 3), (3, 7)]),
+            them: u64,
+            empty: u64,
+            q in 0u8..45,
+        ) {
+            let board = Board::get(size.0, size.1).unwrap();
+            let q = q % board.points() as u8;
+            let (them, empty) = (them & board.all() & !(1 << q), empty & board.all() & !them);
+            prop_assert_eq!(
+                capture_points(board, empty | 1 << q, them),
+                capture_points(board, empty, them) | capture_points_onto(board, q, them)
+            );
+        }
+    }
 }

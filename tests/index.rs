@@ -119,7 +119,17 @@ fn exhaustive_on_small_boards() {
             .collect();
         assert_eq!(canonical.len(), orbits.len(), "{w}x{h} {sig}");
         assert_eq!(hit.iter().filter(|&&x| x).count(), orbits.len());
-        // Weights count every placement once.
+        // A canonical entry weighs its orbit, a redundant one nothing; so weights
+        // count every placement once.
+        for i in 0..idx.size() {
+            let (u, t) = idx.unrank(i);
+            let orbit_size = if idx.index(u, t) == i {
+                orbit(board, u, t).len() as u64
+            } else {
+                0
+            };
+            assert_eq!(idx.weight(i), orbit_size, "{w}x{h} {sig} entry {i}");
+        }
         let total: u64 = (0..idx.size()).map(|i| idx.weight(i)).sum();
         assert_eq!(total, sig.placements(board));
         // walk visits the entries in order, as unrank gives them.

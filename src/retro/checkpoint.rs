@@ -28,7 +28,7 @@ use crate::table::{TableKind, tables_dir};
 const MAGIC: &[u8; 8] = b"FNPAIR1\n";
 /// Bumped whenever the generator's working codes or marks change meaning, so that a
 /// checkpoint of an older generator is not resumed by a newer one.
-const GENERATOR_REVISION: u32 = 3;
+const GENERATOR_REVISION: u32 = 4;
 
 /// Where a pair's checkpoint lives.
 pub(crate) fn path(dir: &Path, board: &Board, kind: TableKind, key: Signature) -> PathBuf {

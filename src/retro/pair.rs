@@ -13,7 +13,9 @@ use super::checkpoint::{self as pair_checkpoint, Resume};
 use crate::board::Board;
 use crate::board::bits;
 use crate::index::{Indexer, Signature};
-use crate::movegen::{can_capture_from, capture_points, capturers, for_each_paika, paika_count};
+use crate::movegen::{
+    can_capture_from, capture_points, capture_points_onto, capturers, for_each_paika, paika_count,
+};
 use crate::table::{
     BLESSED, CURSED, Codes, Decoded, Stats, Table, TableError, TableKind, code_wdl, packed_wdl,
 };
@@ -25,6 +27,11 @@ use super::smaller::load_smaller_tables;
 
 /// Entries per unit of parallel work.
 pub(super) const CHUNK: usize = 1 << 14;
+
+/// Entries per word of depth marks: a level scans only the blocks of this many
+/// that hold an entry of its depth. Deep levels are sparse (in the 2v5 pair 2% of
+/// the cells that whole chunks' marks made a level scan held an entry of its depth).
+const MARK: usize = 1 << 10;
 
 /// The state byte of an entry that is an image of a smaller canonical entry.
 const REDUNDANT: u8 = 0x7f;
@@ -190,8 +197,8 @@ impl Codes for Narrow {
 
 /// The working state of a signature pair: one state byte per entry of each side
 /// (a code, or a count of undecided successors; deep bytes beside it for the codes
-/// from `DEEP` on), and per chunk of entries the depths decided in it (bit
-/// min(depth, 63)), so that a level visits only the chunks that hold entries of
+/// from `DEEP` on), and per `MARK` entries the depths decided in them (bit
+/// min(depth, 63)), so that a level visits only the blocks that hold entries of
 /// that depth.
 pub(crate) struct Pair {
     board: &'static Board,
@@ -266,7 +273,7 @@ impl Pair {
         let marks = ranges
             .iter()
             .map(|r| {
-                (0..(r.end - r.start).div_ceil(CHUNK as u64))
+                (0..(r.end - r.start).div_ceil(MARK as u64))
                     .map(|_| AtomicU64::new(0))
                     .collect()
             })
@@ -357,26 +364,26 @@ impl Pair {
                 |(succ, batch), (c, chunk)| {
                     let first = self.first[t] + (c * CHUNK) as u64;
                     let mut local_max = 0;
-                    let mut mask = 0u64;
+                    let mut masks = [0u64; CHUNK / MARK];
                     // Codes past `max_code` are kept to the largest, and the largest
                     // is an error below.
                     let mut decided = |cell: usize, code: u16| {
                         let code = code.min(self.max_code() + 1);
-                        mask |= depth_bit(code);
+                        masks[cell / MARK] |= depth_bit(code);
                         local_max = local_max.max(code);
                         let code = code.min(self.max_code());
                         chunk[cell].store(self.low(code), Relaxed);
                         self.set_high(t, c * CHUNK + cell, code);
                     };
                     // Only classes with a symmetric stone set hold redundant entries.
-                    let mut class = (u64::MAX, false);
+                    let mut class = (u64::MAX, None);
                     side.walk(first, chunk.len() as u64, |index, us, them| {
                         let cell = (index - first) as usize;
                         let c = index / side.per_class();
                         if class.0 != c {
-                            class = (c, side.class_is_symmetric(c));
+                            class = (c, Some(side.class_symmetry(c)));
                         }
-                        if class.1 && side.index(us, them) != index {
+                        if class.1.is_some_and(|s| s.weight(them) == 0) {
                             chunk[cell].store(REDUNDANT, Relaxed);
                         } else if !vela && let caps @ 1.. = capturers(board, us, them) {
                             if let Some(code) =
@@ -411,7 +418,10 @@ impl Pair {
                         }
                     });
                     batch.flush(&mut decided);
-                    self.marks[t][c].store(mask, Relaxed);
+                    let blocks = chunk.len().div_ceil(MARK);
+                    for (k, &mask) in masks[..blocks].iter().enumerate() {
+                        self.marks[t][c * (CHUNK / MARK) + k].store(mask, Relaxed);
+                    }
                     max_init.fetch_max(local_max as u64, Relaxed);
                     bar.inc(chunk.len() as u64);
                 },
@@ -452,8 +462,12 @@ impl Pair {
         };
         // Each side is scanned in windows of chunks, so that what is sent at a time
         // stays bounded; the same windows at every level.
-        let windows: Vec<(usize, usize)> =
-            self.marks.iter().map(|m| net.windows(m.len())).collect();
+        let chunks: Vec<usize> = self
+            .states
+            .iter()
+            .map(|s| s.len().div_ceil(CHUNK))
+            .collect();
+        let windows: Vec<(usize, usize)> = chunks.iter().map(|&n| net.windows(n)).collect();
         let mut empty = 0;
         while level < last {
             if self.successor(level).1 > self.max_code() {
@@ -474,7 +488,7 @@ impl Pair {
             for (t, &(windows, per)) in windows.iter().enumerate() {
                 let o = self.other(t);
                 let (lost, next) = self.successor(level);
-                let chunks = self.marks[t].len();
+                let chunks = chunks[t];
                 for w in 0..windows {
                     let range = (w * per).min(chunks)..((w + 1) * per).min(chunks);
                     let (found, remote) = self.propagate_level(t, level, range, &bar);
@@ -513,7 +527,7 @@ impl Pair {
         let local = local as usize;
         if notify(&self.states[o][local], lost, self.low(next)) {
             self.set_high(o, local, next);
-            self.marks[o][local / CHUNK].fetch_or(depth_bit(next), Relaxed);
+            self.marks[o][local / MARK].fetch_or(depth_bit(next), Relaxed);
         }
     }
 
@@ -539,7 +553,7 @@ impl Pair {
         let prev = &self.sides[o];
         let (first_o, held_o) = (self.first[o], self.states[o].len() as u64);
         let code = level + 1;
-        let bit = depth_bit(code);
+        let (bit, low) = (depth_bit(code), self.low(code));
         let (lost, next) = self.successor(level);
         let free = self.vela[o];
         let states = &self.states[t][(chunks.start * CHUNK).min(self.states[t].len())
@@ -551,10 +565,18 @@ impl Pair {
             .fold(
                 || (false, Vec::new(), Vec::new(), Vec::new()),
                 |(mut any, mut remote, mut preds, mut pending), (c, chunk)| {
-                    if self.marks[t][c].load(Relaxed) & bit != 0 {
-                        let first = self.first[t] + (c * CHUNK) as u64;
-                        for (i, cell) in chunk.iter().enumerate() {
-                            if !self.has_code(t, c * CHUNK + i, cell.load(Relaxed), code) {
+                    let first = self.first[t] + (c * CHUNK) as u64;
+                    for (k, block) in chunk.chunks(MARK).enumerate() {
+                        // Only the blocks marked with this depth hold its entries.
+                        if self.marks[t][c * (CHUNK / MARK) + k].load(Relaxed) & bit == 0 {
+                            continue;
+                        }
+                        for (j, cell) in block.iter().enumerate() {
+                            let i = k * MARK + j;
+                            // The state byte first: most cells fail it.
+                            if cell.load(Relaxed) != low
+                                || !self.has_code(t, c * CHUNK + i, low, code)
+                            {
                                 continue;
                             }
                             any = true;
@@ -577,9 +599,9 @@ impl Pair {
                                 }
                             }
                         }
-                        self.notify_all(o, &pending, lost, next);
-                        pending.clear();
                     }
+                    self.notify_all(o, &pending, lost, next);
+                    pending.clear();
                     bar.inc(chunk.len() as u64);
                     (any, remote, preds, pending)
                 },
@@ -609,7 +631,7 @@ impl Pair {
                 .for_each(|(c, chunk)| {
                     let class = first_class + c as u64;
                     let first = class * per_class as u64;
-                    let symmetric = side.class_is_symmetric(class);
+                    let symmetric = !side.class_symmetry(class).is_trivial();
                     for (i, cell) in chunk.iter().enumerate() {
                         let local = c * per_class + i;
                         let code = match cell.load(Relaxed) {
@@ -693,13 +715,19 @@ pub(super) fn unmoves(
 ) {
     out.clear();
     let empty = board.all() & !(us | them);
+    // The capture points with `q` lifted are these plus those landing on `q`.
+    let before = if vela {
+        0
+    } else {
+        capture_points(board, empty, us)
+    };
     for q in bits(them) {
         let lifted = them ^ (1 << q);
         let open = empty | 1 << q;
         let points = if vela {
             0
         } else {
-            capture_points(board, open, us)
+            before | capture_points_onto(board, q, us)
         };
         let others = lifted & points;
         for &to in board.neighbour_bits(q) {
@@ -761,7 +789,7 @@ pub(crate) fn members(key: Signature) -> Vec<Signature> {
 /// captures read, whether it is rule-aware, and whether deep bytes may be written
 /// while the smaller tables are held (`deep_early`: a resumed checkpoint that has
 /// them, or smaller tables with codes that make stage 1 write them):
-/// - stage 1: a state byte an entry (plus its chunk marks), the smaller tables;
+/// - stage 1: a state byte an entry (plus its depth marks), the smaller tables;
 /// - then the smaller tables dropped, at most a deep byte more an entry (only the
 ///   pages written take memory, so far less in practice), and while writing,
 ///   rule-aware, every side's plain values (2 bits an entry) for its cursed wins;
@@ -776,7 +804,7 @@ pub(super) fn memory_bound(
     deep_early: bool,
 ) -> u64 {
     let entries: u64 = sizes.iter().sum();
-    let marks: u64 = sizes.iter().map(|s| 8 * s.div_ceil(CHUNK as u64)).sum();
+    let marks: u64 = sizes.iter().map(|s| 8 * s.div_ceil(MARK as u64)).sum();
     let early_deep = if deep_early { entries } else { 0 };
     let initial = entries + early_deep + marks + indexers + deps;
     let plain = if limited { entries / 4 } else { 0 };

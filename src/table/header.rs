@@ -140,11 +140,22 @@ pub(crate) fn fold_weighted<A: Send>(
         .fold(&init, |mut acc, c| {
             let class = first_class + c as u64;
             let first = class * per_class as u64;
-            let symmetric = side.class_is_symmetric(class);
-            for i in c * per_class..((c + 1) * per_class).min(len) {
-                let index = first + (i - c * per_class) as u64;
-                let w = if symmetric { side.weight(index) } else { full };
-                add(&mut acc, index, w, codes.code(i));
+            let count = (per_class.min(len - c * per_class)) as u64;
+            let symmetry = side.class_symmetry(class);
+            if symmetry.is_trivial() {
+                for index in first..first + count {
+                    add(
+                        &mut acc,
+                        index,
+                        full,
+                        codes.code(c * per_class + (index - first) as usize),
+                    );
+                }
+            } else {
+                side.walk(first, count, |index, _, them| {
+                    let i = c * per_class + (index - first) as usize;
+                    add(&mut acc, index, symmetry.weight(them), codes.code(i));
+                });
             }
             acc
         })
