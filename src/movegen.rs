@@ -338,12 +338,29 @@ pub(crate) fn capture_results_of(
         // was empty, so the stones after it tell which stone moved): only one
         // stone's results can repeat, and a stone has few, so a scan of them keeps
         // each once for less than sorting them would cost.
-        let mut push = |_: &[Step], u, t| {
+        each_capture_result(board, 1 << s, us, them, |u, t| {
             if !out[first..].contains(&(u, t)) {
                 out.push((u, t));
             }
-        };
-        chain_dfs(board, s, None, 1 << s, us, them, &mut (), &mut push);
+        });
+    }
+}
+
+/// Calls `f(us_after, them_after)` for every capture of the stones `caps` (the
+/// capturers of `us`), by stone, each stone's in the order its chains are walked: a
+/// result that two chains reach comes twice, for callers that take the best of them.
+#[inline]
+pub(crate) fn each_capture_result(
+    board: &Board,
+    caps: u64,
+    us: u64,
+    them: u64,
+    mut f: impl FnMut(u64, u64),
+) {
+    for s in bits(caps) {
+        chain_dfs(board, s, None, 1 << s, us, them, &mut (), &mut |_, u, t| {
+            f(u, t)
+        });
     }
 }
 

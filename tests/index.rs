@@ -139,6 +139,14 @@ fn exhaustive_on_small_boards() {
             seen += 1;
         });
         assert_eq!(seen, idx.size());
+        // advance steps to the entry `by` on, within a class or across it.
+        for i in 0..idx.size() {
+            for by in (0..20).chain([idx.size() - 1 - i]) {
+                if i + by < idx.size() {
+                    assert_eq!(idx.advance(i, idx.unrank(i), by), idx.unrank(i + by));
+                }
+            }
+        }
     }
 }
 

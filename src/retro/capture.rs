@@ -3,7 +3,7 @@
 
 use crate::board::Board;
 use crate::limit::Limited;
-use crate::movegen::capture_results_of;
+use crate::movegen::each_capture_result;
 use crate::table::{Decoded, code_wdl, limited_code};
 use crate::value::Wdl;
 
@@ -15,7 +15,6 @@ pub(super) struct CaptureBatch<'d> {
     lookups: Vec<(&'d [u16], usize)>,
     /// Per waiting position: its cell in the chunk and the end of its lookups.
     waiting: Vec<(usize, usize)>,
-    results: Vec<(u64, u64)>,
     /// Rule-aware codes: a capture is decided in one ply (T = 1).
     limited: bool,
 }
@@ -28,7 +27,6 @@ impl<'d> CaptureBatch<'d> {
         CaptureBatch {
             lookups: Vec::new(),
             waiting: Vec::new(),
-            results: Vec::new(),
             limited,
         }
     }
@@ -58,16 +56,23 @@ impl<'d> CaptureBatch<'d> {
         cell: usize,
         deps: &[Option<&'d Decoded>],
     ) -> Option<u16> {
-        capture_results_of(board, caps, us, them, &mut self.results);
-        if self.results.iter().any(|&(_, t)| t == 0) {
-            // Taking the last stone wins in 1, the best there is.
-            return Some(self.capture_code(2));
-        }
-        for &(u, t) in &self.results {
+        // Every result, even one that two chains reach: the best of them is the
+        // same, and looking one up twice costs less than finding the repeats.
+        let (start, mut last_stone) = (self.lookups.len(), false);
+        each_capture_result(board, caps, us, them, |u, t| {
+            if t == 0 {
+                last_stone = true;
+                return;
+            }
             let dep = deps[t.count_ones() as usize].expect("capture tables are loaded");
             let i = dep.idx.index(t, u) as usize;
             prefetch(&dep.codes[i]);
             self.lookups.push((&dep.codes, i));
+        });
+        if last_stone {
+            // Taking the last stone wins in 1, the best there is.
+            self.lookups.truncate(start);
+            return Some(self.capture_code(2));
         }
         self.waiting.push((cell, self.lookups.len()));
         None

@@ -527,7 +527,11 @@ impl Pair {
         let local = local as usize;
         if notify(&self.states[o][local], lost, self.low(next)) {
             self.set_high(o, local, next);
-            self.marks[o][local / MARK].fetch_or(depth_bit(next), Relaxed);
+            // Most blocks are marked by an earlier entry: a load spares the lock.
+            let (mark, bit) = (&self.marks[o][local / MARK], depth_bit(next));
+            if mark.load(Relaxed) & bit == 0 {
+                mark.fetch_or(bit, Relaxed);
+            }
         }
     }
 
@@ -558,29 +562,52 @@ impl Pair {
         let free = self.vela[o];
         let states = &self.states[t][(chunks.start * CHUNK).min(self.states[t].len())
             ..(chunks.end * CHUNK).min(self.states[t].len())];
+        // With two sides, the level's notifications all go to the other one, so no
+        // thread stores into these states until this returns: they can be read as
+        // plain bytes, eight at a time.
+        let still: Option<&[u8]> = (o != t).then(|| {
+            // SAFETY: `AtomicU8` has the layout of `u8`, and nothing writes the
+            // bytes while the slice lives (only within this call).
+            unsafe { std::slice::from_raw_parts(states.as_ptr().cast::<u8>(), states.len()) }
+        });
         states
             .par_chunks(CHUNK)
             .enumerate()
             .map(|(c, chunk)| (chunks.start + c, chunk))
             .fold(
-                || (false, Vec::new(), Vec::new(), Vec::new()),
-                |(mut any, mut remote, mut preds, mut pending), (c, chunk)| {
+                || (false, Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+                |(mut any, mut remote, mut preds, mut pending, mut hits), (c, chunk)| {
                     let first = self.first[t] + (c * CHUNK) as u64;
                     for (k, block) in chunk.chunks(MARK).enumerate() {
                         // Only the blocks marked with this depth hold its entries.
                         if self.marks[t][c * (CHUNK / MARK) + k].load(Relaxed) & bit == 0 {
                             continue;
                         }
-                        for (j, cell) in block.iter().enumerate() {
+                        // The state byte first: most cells fail it.
+                        hits.clear();
+                        match still {
+                            Some(bytes) => {
+                                let at = (c - chunks.start) * CHUNK + k * MARK;
+                                each_equal(&bytes[at..at + block.len()], low, |j| hits.push(j));
+                            }
+                            None => hits.extend(
+                                (0..block.len()).filter(|&j| block[j].load(Relaxed) == low),
+                            ),
+                        }
+                        // The last entry un-moved, to step on from.
+                        let mut at: Option<(u64, (u64, u64))> = None;
+                        for &j in &hits {
                             let i = k * MARK + j;
-                            // The state byte first: most cells fail it.
-                            if cell.load(Relaxed) != low
-                                || !self.has_code(t, c * CHUNK + i, low, code)
-                            {
+                            if !self.has_code(t, c * CHUNK + i, low, code) {
                                 continue;
                             }
                             any = true;
-                            let (us, them) = side.unrank(first + i as u64);
+                            let index = first + i as u64;
+                            let (us, them) = match at {
+                                Some((from, pos)) => side.advance(from, pos, index - from),
+                                None => side.unrank(index),
+                            };
+                            at = Some((index, (us, them)));
                             unmoves(board, us, them, prev, free, &mut preds);
                             // The predecessors are scattered over the other side's
                             // states: each is a cache miss, and the locked update of
@@ -603,10 +630,10 @@ impl Pair {
                     self.notify_all(o, &pending, lost, next);
                     pending.clear();
                     bar.inc(chunk.len() as u64);
-                    (any, remote, preds, pending)
+                    (any, remote, preds, pending, hits)
                 },
             )
-            .map(|(any, remote, _, _)| (any, remote))
+            .map(|(any, remote, ..)| (any, remote))
             .reduce(
                 || (false, Vec::new()),
                 |(a, mut x), (b, y)| {
@@ -697,8 +724,8 @@ fn decode(deep: u16, low: u8, high: Option<&[AtomicU8]>, local: usize) -> u16 {
 }
 
 /// The distinct table entries of the paika predecessors of `(us, them)` (the side
-/// `them` moved last), keeping only those that had no capture, unless `them`
-/// plays vela there (`vela`: every step is its move).
+/// `them` moved last), in no particular order, keeping only those that had no
+/// capture, unless `them` plays vela there (`vela`: every step is its move).
 ///
 /// A predecessor has the stone of `q` back on an empty neighbour `p`. Whether it
 /// had a capture is found from one look at the board with `q` lifted (every
@@ -745,24 +772,57 @@ pub(super) fn unmoves(
             }
         }
     }
-    out.sort_unstable();
-    out.dedup();
+    // Two predecessors share an entry only when a symmetry maps one onto the other,
+    // and it fixes `us`, which they share: most sets of `us` have no such symmetry.
+    if board.symmetries()[1..].iter().any(|g| g.apply(us) == us) {
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// Calls `f(j)` for every `j` with `bytes[j] == byte`, in order, testing eight bytes
+/// at a time.
+fn each_equal(bytes: &[u8], byte: u8, mut f: impl FnMut(usize)) {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let pattern = u64::from_ne_bytes([byte; 8]);
+    let mut words = bytes.chunks_exact(8);
+    for (w, word) in (&mut words).enumerate() {
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ pattern;
+        // Bit 7 of each byte of x that is zero: the low seven bits carry into bit 7
+        // only within their byte, so no byte borrows from another.
+        let mut zero = !(((x & LOW7) + LOW7) | x | LOW7);
+        while zero != 0 {
+            f(8 * w + zero.trailing_zeros() as usize / 8);
+            zero &= zero - 1;
+        }
+    }
+    let done = bytes.len() - words.remainder().len();
+    for (j, &b) in words.remainder().iter().enumerate() {
+        if b == byte {
+            f(done + j);
+        }
+    }
 }
 
 /// Tells an undecided predecessor that one successor is decided: a lost successor
 /// makes it won, a won one uses up one of its counter's successors. Returns whether
 /// the predecessor became decided (with state byte `code`).
+///
+/// A level's notifications are all of lost successors or all of won ones, so no
+/// compare-and-swap is needed: an undecided cell that a lost successor reaches can
+/// only be set to `code`, which two threads may both do; and a counter counts each
+/// successor once, so after the decrement that takes it to zero no other notification
+/// comes for the store of `code` to race with.
+#[inline]
 fn notify(cell: &AtomicU8, successor_lost: bool, code: u8) -> bool {
-    cell.fetch_update(Relaxed, Relaxed, |cur| {
-        if cur & UNDECIDED == 0 {
-            None
-        } else if successor_lost || cur & !UNDECIDED == 1 {
-            Some(code)
-        } else {
-            Some(cur - 1)
-        }
-    })
-    .is_ok_and(|prev| prev & !UNDECIDED == 1 || successor_lost)
+    if cell.load(Relaxed) & UNDECIDED == 0 {
+        false
+    } else if successor_lost || cell.fetch_sub(1, Relaxed) & !UNDECIDED == 1 {
+        cell.store(code, Relaxed);
+        true
+    } else {
+        false
+    }
 }
 
 /// The chunk-mark bit of a decided code; none for a draw (code 0: a capture
@@ -815,6 +875,7 @@ pub(super) fn memory_bound(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::{binom, unrank_in, unrank_set};
     use crate::limit::Limit;
     use crate::movegen::has_capture;
     use proptest::prelude::*;
@@ -861,8 +922,46 @@ mod tests {
             let prev = Indexer::new(board, Signature::new(n_them as u8, n_us as u8));
             let mut fast = Vec::new();
             unmoves(board, us, them, &prev, vela, &mut fast);
+            fast.sort_unstable();
             prop_assert_eq!(fast, unmoves_reference(board, us, them, &prev, vela));
         }
+    }
+
+    proptest! {
+        #[test]
+        fn each_equal_finds_the_bytes_a_plain_scan_finds(
+            bytes in proptest::collection::vec(prop_oneof![Just(0u8), Just(0x80), Just(0x7f), any::<u8>()], 0..100),
+            byte in prop_oneof![Just(0u8), Just(0x80), Just(0x7f), any::<u8>()],
+        ) {
+            let mut found = Vec::new();
+            each_equal(&bytes, byte, |j| found.push(j));
+            let plain: Vec<usize> = (0..bytes.len()).filter(|&j| bytes[j] == byte).collect();
+            prop_assert_eq!(found, plain);
+        }
+    }
+
+    /// Every position of up to two stones a side on the 5x5 board, many with stones
+    /// a symmetry fixes, where predecessors can share an entry.
+    #[test]
+    fn unmoves_match_the_plain_way_on_every_small_position() {
+        let board = Board::get(5, 5).unwrap();
+        let mut fast = Vec::new();
+        let mut symmetric = 0;
+        for (n_us, n_them) in [(1, 1), (1, 2), (2, 1), (2, 2)] {
+            let prev = Indexer::new(board, Signature::new(n_them, n_us));
+            let (n, k, m) = (board.points(), n_us as usize, n_them as usize);
+            for us in (0..binom(n, k)).map(|r| unrank_set(r, k, n)) {
+                symmetric += board.symmetries()[1..].iter().any(|g| g.apply(us) == us) as u32;
+                for them in (0..binom(n - k, m)).map(|r| unrank_in(r, m, us, n)) {
+                    for vela in [false, true] {
+                        unmoves(board, us, them, &prev, vela, &mut fast);
+                        fast.sort_unstable();
+                        assert_eq!(fast, unmoves_reference(board, us, them, &prev, vela));
+                    }
+                }
+            }
+        }
+        assert!(symmetric > 0);
     }
 
     /// The codes of every side of pair `key`, solved with the deep bytes from code
