@@ -400,6 +400,11 @@ impl Board {
     pub fn symmetries(&self) -> &[Symmetry] {
         &self.syms
     }
+    /// Whether a symmetry other than the identity maps `set` onto itself.
+    #[inline]
+    pub(crate) fn is_fixed_by_a_symmetry(&self, set: u64) -> bool {
+        self.syms[1..].iter().any(|g| g.apply(set) == set)
+    }
     /// Name used in directories and messages: `WxH`.
     pub fn size_name(&self) -> String {
         format!("{}x{}", self.w, self.h)

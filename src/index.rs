@@ -616,7 +616,7 @@ mod tests {
             let set = |ps: &[u8]| ps.iter().fold(0u64, |s, &p| s | 1 << p);
             let (us, them) = (set(&points[..2]), set(&points[2..]));
             let fixed = idx.with_us(us);
-            let fixed_by = board.symmetries()[1..].iter().any(|g| g.apply(us) == us);
+            let fixed_by = board.is_fixed_by_a_symmetry(us);
             prop_assert_eq!(fixed.is_injective(), !fixed_by);
             // Move one stone of `them` to each empty point: all different sets.
             let empty = all & !(us | them);
