@@ -170,6 +170,30 @@ impl fmt::Debug for Symmetry {
     }
 }
 
+/// A set of points and its image under each symmetry of a board, identity first;
+/// the slots past the board's symmetries (four on a rectangle) repeat the set, so
+/// that the least image over all eight is the least over the symmetries. The images
+/// of a set one point away cost a look-up and an exclusive or per slot, where
+/// `Symmetry::apply` costs a few dozen operations: the un-moves of the generator
+/// index many sets that differ from one by a point or two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Images(pub(crate) [u64; 8]);
+
+impl Images {
+    /// The images of the set with point `p` added or removed.
+    #[inline]
+    pub(crate) fn toggled(self, board: &Board, p: u8) -> Images {
+        let point = &board.point_images[p as usize];
+        Images(std::array::from_fn(|k| self.0[k] ^ point[k]))
+    }
+
+    /// The images of the set with every point of `set` added or removed.
+    #[inline]
+    pub(crate) fn toggled_all(self, board: &Board, set: u64) -> Images {
+        bits(set).fold(self, |images, p| images.toggled(board, p))
+    }
+}
+
 /// A map of (x, y) to (x', y').
 type Transform = Box<dyn Fn(i32, i32) -> (i32, i32)>;
 
@@ -195,6 +219,8 @@ pub struct Board {
     /// Per point, its line neighbours.
     neighbours: [u64; 64],
     syms: Vec<Symmetry>,
+    /// Per point, its bit's `Images` (see there).
+    point_images: [[u64; 8]; 64],
 }
 
 impl fmt::Debug for Board {
@@ -321,8 +347,16 @@ impl Board {
             second_bits,
             neighbours,
             syms: Vec::new(),
+            point_images: [[0; 8]; 64],
         };
         board.syms = board.symmetry_maps();
+        for (p, images) in board.point_images.iter_mut().enumerate().take(n) {
+            for (k, image) in images.iter_mut().enumerate() {
+                // The slots past the board's symmetries repeat the identity.
+                let g = board.syms.get(k).unwrap_or(&board.syms[0]);
+                *image = 1 << g.map[p];
+            }
+        }
         board
     }
 
@@ -399,6 +433,11 @@ impl Board {
     /// Symmetries of the board, identity first.
     pub fn symmetries(&self) -> &[Symmetry] {
         &self.syms
+    }
+    /// The images of `set` under the symmetries.
+    #[inline]
+    pub(crate) fn images(&self, set: u64) -> Images {
+        Images([0; 8]).toggled_all(self, set)
     }
     /// Whether a symmetry other than the identity maps `set` onto itself.
     #[inline]
@@ -535,6 +574,13 @@ mod tests {
                 for g in board.symmetries() {
                     let points = bits(set).fold(0u64, |m, p| m | 1 << g.map[p as usize]);
                     prop_assert_eq!(g.apply(set), points, "{:?} on {:?}", g, board);
+                }
+                // The images: each symmetry's, then the set again.
+                let syms = board.symmetries();
+                let images = board.images(set);
+                for (k, &image) in images.0.iter().enumerate() {
+                    let expected = syms.get(k).map_or(set, |g| g.apply(set));
+                    prop_assert_eq!(image, expected, "slot {} on {:?}", k, board);
                 }
             }
         }

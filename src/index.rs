@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 
 use thiserror::Error;
 
-use crate::board::{Board, bits};
+use crate::board::{Board, Images, bits};
 
 pub(crate) use classes::{ClassMap, sidecar_path as classes_path};
 
@@ -392,6 +392,17 @@ impl Indexer {
         self.class_of(best.0) * self.per_class + rank_in(best.1, best.0)
     }
 
+    /// `index` from the images of the two sets (`Board::images`): the least pair of
+    /// images, compared as `index` compares them.
+    #[inline]
+    pub(crate) fn index_images(&self, us: &Images, them: &Images) -> u64 {
+        let (u, t) =
+            us.0.iter()
+                .zip(&them.0)
+                .fold((u64::MAX, 0), |best, (&u, &t)| best.min((u, t)));
+        self.class_of(u) * self.per_class + rank_in(t, u)
+    }
+
     /// Fixes the side to move's stones, so that the indexes of many positions sharing
     /// them (all the paika successors of one position) cost one canonicalisation.
     #[inline]
@@ -591,6 +602,32 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// The index from the sets' images is the index from the sets, on two
+        /// rectangles and a square (up to three stones to move, for quick class
+        /// tables).
+        #[test]
+        fn the_index_from_images_is_the_index(
+            picks in proptest::collection::vec(any::<u8>(), 2..8),
+            cut: usize,
+        ) {
+            for board in [Board::tsivy(), Board::get(5, 5).unwrap(), Board::get(7, 3).unwrap()] {
+                let n = board.points() as u8;
+                let mut points = Vec::new();
+                for p in picks.iter().map(|p| p % n) {
+                    if !points.contains(&p) {
+                        points.push(p);
+                    }
+                }
+                prop_assume!(points.len() >= 2);
+                let k = 1 + cut % (points.len() - 1).min(3);
+                let set = |ps: &[u8]| ps.iter().fold(0u64, |s, &p| s | 1 << p);
+                let (us, them) = (set(&points[..k]), set(&points[k..]));
+                let idx = Indexer::new(board, Signature::of(us, them));
+                let images = idx.index_images(&board.images(us), &board.images(them));
+                prop_assert_eq!(images, idx.index(us, them), "{:?}", board);
+            }
+        }
+
         #[test]
         fn compact_and_spread_match_the_bitwise_reference(set: u64, mask: u64) {
             let packed = compact(set, mask);

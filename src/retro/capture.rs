@@ -59,13 +59,20 @@ impl<'d> CaptureBatch<'d> {
         // Every result, even one that two chains reach: the best of them is the
         // same, and looking one up twice costs less than finding the repeats.
         let (start, mut last_stone) = (self.lookups.len(), false);
+        // A result moves one stone and takes a few: the images of its sets, which
+        // indexing compares, come from these by look-ups.
+        let (us_images, them_images) = (board.images(us), board.images(them));
         each_capture_result(board, caps, us, them, |u, t| {
             if t == 0 {
                 last_stone = true;
                 return;
             }
             let dep = deps[t.count_ones() as usize].expect("capture tables are loaded");
-            let i = dep.idx.index(t, u) as usize;
+            let (u_images, t_images) = (
+                us_images.toggled_all(board, u ^ us),
+                them_images.toggled_all(board, t ^ them),
+            );
+            let i = dep.idx.index_images(&t_images, &u_images) as usize;
             prefetch(&dep.codes[i]);
             self.lookups.push((&dep.codes, i));
         });

@@ -748,8 +748,12 @@ pub(super) fn unmoves(
     } else {
         capture_points(board, empty, us)
     };
+    // The predecessors' sets differ from `them` by a point or two: their images
+    // under the symmetries, which indexing compares, come from these by look-ups.
+    let (us_images, them_images) = (board.images(us), board.images(them));
     for q in bits(them) {
         let lifted = them ^ (1 << q);
+        let lifted_images = them_images.toggled(board, q);
         let open = empty | 1 << q;
         let points = if vela {
             0
@@ -768,7 +772,7 @@ pub(super) fn unmoves(
                 || others & !near != 0
                 || bits(others & near).any(|s| can_capture_from(board, s, open & !p_bit, us));
             if !captured {
-                out.push(prev.index(lifted | p_bit, us));
+                out.push(prev.index_images(&lifted_images.toggled(board, p), &us_images));
             }
         }
     }
