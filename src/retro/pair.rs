@@ -394,14 +394,15 @@ impl Pair {
                                 batch.flush(&mut decided);
                             }
                         } else {
-                            // Every successor has `them` to move: canonicalise that once.
-                            let fixed = next.with_us(them);
                             // Each paika leads to a different position, so only
                             // stones with a symmetry of their own can give two of
                             // them one entry.
-                            let n = if fixed.is_injective() {
+                            let n = if !board.is_fixed_by_a_symmetry(them) {
                                 paika_count(board, us, them) as usize
                             } else {
+                                // Every successor has `them` to move: canonicalise
+                                // that once.
+                                let fixed = next.with_us(them);
                                 succ.clear();
                                 for_each_paika(board, us, them, |u, _, _| {
                                     succ.push(fixed.index(u))
