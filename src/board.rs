@@ -308,6 +308,8 @@ impl Board {
         let mut neighbours = [0u64; 64];
         for (d, &(dx, dy)) in DIRS.iter().enumerate() {
             step[d] = dx as i32 + dy as i32 * w as i32;
+            // `shift` takes the first four to step up: w >= 3 keeps w - 1 > 0.
+            assert_eq!(step[d] > 0, d < 4, "direction {d} on a board {w} wide");
         }
         for y in 0..h {
             for x in 0..w {
@@ -484,9 +486,14 @@ impl Board {
     /// line that way.
     #[inline]
     pub fn shift(&self, bb: u64, d: usize) -> u64 {
-        let s = self.step[d];
         let b = bb & self.has_step[d];
-        if s >= 0 { b << s } else { b >> -s }
+        // Directions 0 to 3 step to higher points (`DIRS`): where `d` is a constant,
+        // as in the unrolled loops over the eight, the shift's way is known.
+        if d < 4 {
+            b << self.step[d]
+        } else {
+            b >> -self.step[d]
+        }
     }
 
     /// The line neighbour of `p` in direction `d`.

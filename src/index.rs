@@ -396,10 +396,18 @@ impl Indexer {
     /// images, compared as `index` compares them.
     #[inline]
     pub(crate) fn index_images(&self, us: &Images, them: &Images) -> u64 {
-        let (u, t) =
-            us.0.iter()
-                .zip(&them.0)
-                .fold((u64::MAX, 0), |best, (&u, &t)| best.min((u, t)));
+        fn least(us: &[u64], them: &[u64]) -> (u64, u64) {
+            us.iter()
+                .zip(them)
+                .fold((u64::MAX, 0), |best, (&u, &t)| best.min((u, t)))
+        }
+        // A rectangle has four symmetries: its last four slots repeat the sets.
+        // Slices of fixed length, so that either fold unrolls.
+        let (u, t) = if self.board.symmetries().len() <= 4 {
+            least(&us.0[..4], &them.0[..4])
+        } else {
+            least(&us.0, &them.0)
+        };
         self.class_of(u) * self.per_class + rank_in(t, u)
     }
 

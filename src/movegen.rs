@@ -193,7 +193,24 @@ pub(crate) fn for_each_chain(
     f: &mut impl FnMut(&[Step], u64, u64),
 ) {
     let mut path = Vec::with_capacity(8);
-    chain_dfs(board, from, None, 1 << from, us, them, &mut path, f);
+    chain_from(board, from, us, them, &mut path, f);
+}
+
+/// Walks every capture chain of the stone on `from`, keeping the steps in `path`.
+#[inline]
+fn chain_from(
+    board: &Board,
+    from: u8,
+    us: u64,
+    them: u64,
+    path: &mut impl Trail,
+    f: &mut impl FnMut(&[Step], u64, u64),
+) {
+    let open = board.all() & !(us | them);
+    let first = next_captures(board, from, None, open, them);
+    if first != (0, 0) {
+        chain_dfs(board, from, first, 1 << from, us, them, path, f);
+    }
 }
 
 /// The steps of a chain so far, kept by a walk that reports moves and not by one
@@ -247,21 +264,32 @@ fn capture_dirs(board: &Board, p: u8, open: u64, them: u64) -> (u32, u32) {
     (approach, withdrawal)
 }
 
+/// The captures, by approach and by withdrawal, that the stone on `p` can make
+/// next in a chain: every direction but `last`'s (none at the start), landing on a
+/// point of `open`.
+#[inline(always)]
+fn next_captures(board: &Board, p: u8, last: Option<usize>, open: u64, them: u64) -> (u32, u32) {
+    let (approach, withdrawal) = capture_dirs(board, p, open, them);
+    let not_last = !last.map_or(0, |d| 1 << d);
+    (approach & not_last, withdrawal & not_last)
+}
+
+/// Walks on from the stone on `p`, which can capture by `approach` and `withdrawal`
+/// (direction bits, from `next_captures`). Each step's own continuation is found
+/// here, before recursing, so that a step that ends its chain (most do) costs no
+/// call.
 #[allow(clippy::too_many_arguments)]
 fn chain_dfs(
     board: &Board,
     p: u8,
-    last: Option<usize>,
+    (approach, withdrawal): (u32, u32),
     visited: u64,
     us: u64,
     them: u64,
     path: &mut impl Trail,
     f: &mut impl FnMut(&[Step], u64, u64),
 ) {
-    let open = board.all() & !(us | them) & !visited;
-    let (approach_dirs, withdrawal_dirs) = capture_dirs(board, p, open, them);
-    // Not the last step's direction again.
-    let mut dirs = (approach_dirs | withdrawal_dirs) & !last.map_or(0, |d| 1 << d);
+    let mut dirs = approach | withdrawal;
     while dirs != 0 {
         let d = dirs.trailing_zeros() as usize;
         dirs &= dirs - 1;
@@ -269,15 +297,10 @@ fn chain_dfs(
         let q = to.trailing_zeros() as u8;
         let back = opposite(d);
         for (kind, can, start, towards) in [
-            (
-                Capture::Approach,
-                approach_dirs,
-                board.neighbour_bit(q, d),
-                d,
-            ),
+            (Capture::Approach, approach, board.neighbour_bit(q, d), d),
             (
                 Capture::Withdrawal,
-                withdrawal_dirs,
+                withdrawal,
                 board.neighbour_bit(p, back),
                 back,
             ),
@@ -294,7 +317,11 @@ fn chain_dfs(
                 taken,
             });
             f(path.steps(), nus, nthem);
-            chain_dfs(board, q, Some(d), visited | to, nus, nthem, path, f);
+            let open = board.all() & !(nus | nthem) & !(visited | to);
+            let next = next_captures(board, q, Some(d), open, nthem);
+            if next != (0, 0) {
+                chain_dfs(board, q, next, visited | to, nus, nthem, path, f);
+            }
             path.pop();
         }
     }
@@ -358,9 +385,7 @@ pub(crate) fn each_capture_result(
     mut f: impl FnMut(u64, u64),
 ) {
     for s in bits(caps) {
-        chain_dfs(board, s, None, 1 << s, us, them, &mut (), &mut |_, u, t| {
-            f(u, t)
-        });
+        chain_from(board, s, us, them, &mut (), &mut |_, u, t| f(u, t));
     }
 }
 
