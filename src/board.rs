@@ -187,6 +187,13 @@ impl Images {
         Images(std::array::from_fn(|k| self.0[k] ^ point[k]))
     }
 
+    /// Whether a symmetry of `board` other than the identity maps the set onto
+    /// itself: an image past the first (the identity's) equal to it.
+    #[inline]
+    pub(crate) fn are_fixed(&self, board: &Board) -> bool {
+        self.0[1..board.syms.len()].contains(&self.0[0])
+    }
+
     /// The images of the set with every point of `set` added or removed.
     #[inline]
     pub(crate) fn toggled_all(self, board: &Board, set: u64) -> Images {
@@ -444,7 +451,7 @@ impl Board {
     /// Whether a symmetry other than the identity maps `set` onto itself.
     #[inline]
     pub(crate) fn is_fixed_by_a_symmetry(&self, set: u64) -> bool {
-        self.syms[1..].iter().any(|g| g.apply(set) == set)
+        self.images(set).are_fixed(self)
     }
     /// Name used in directories and messages: `WxH`.
     pub fn size_name(&self) -> String {
@@ -588,6 +595,13 @@ mod tests {
                 for (k, &image) in images.0.iter().enumerate() {
                     let expected = syms.get(k).map_or(set, |g| g.apply(set));
                     prop_assert_eq!(image, expected, "slot {} on {:?}", k, board);
+                }
+                // Fixed by a symmetry, from the images: against applying each, on the
+                // set and on its unions with an image (fixed by that symmetry when it
+                // is its own inverse).
+                for fixed in syms.iter().map(|g| set | g.apply(set)) {
+                    let reference = syms[1..].iter().any(|g| g.apply(fixed) == fixed);
+                    prop_assert_eq!(board.is_fixed_by_a_symmetry(fixed), reference);
                 }
             }
         }

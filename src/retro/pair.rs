@@ -494,8 +494,9 @@ impl Pair {
                     let range = (w * per).min(chunks)..((w + 1) * per).min(chunks);
                     let (found, remote) = self.propagate_level(t, level, range, &bar);
                     let here = net.exchange(o, remote)?;
-                    here.par_iter()
-                        .for_each(|&q| self.notify_local(o, q - self.first[o], lost, next));
+                    here.par_chunks(CHUNK).for_each(|qs| {
+                        self.notify_all(o, qs.iter().map(|&q| q - self.first[o]), lost, next)
+                    });
                     any |= found;
                 }
             }
@@ -522,24 +523,24 @@ impl Pair {
         }
     }
 
-    /// Notifies entry `local` of side `o` held here, marking its chunk if that
-    /// decides it.
-    fn notify_local(&self, o: usize, local: u64, lost: bool, next: u16) {
-        let local = local as usize;
-        if notify(&self.states[o][local], lost, self.low(next)) {
-            self.set_high(o, local, next);
-            // Most blocks are marked by an earlier entry: a load spares the lock.
-            let (mark, bit) = (&self.marks[o][local / MARK], depth_bit(next));
-            if mark.load(Relaxed) & bit == 0 {
-                mark.fetch_or(bit, Relaxed);
+    /// Notifies the entries `locals` of side `o` held here, marking the blocks of
+    /// those that this decides. What is the same for every entry (the state byte,
+    /// the mark, whether there is a deep byte) is found once.
+    fn notify_all(&self, o: usize, locals: impl IntoIterator<Item = u64>, lost: bool, next: u16) {
+        let (states, marks) = (&self.states[o], &self.marks[o]);
+        let (low, bit, deep) = (self.low(next), depth_bit(next), next >= self.deep);
+        for local in locals {
+            let local = local as usize;
+            if notify(&states[local], lost, low) {
+                if deep {
+                    self.set_high(o, local, next);
+                }
+                // Most blocks are marked by an earlier entry: a load spares the lock.
+                let mark = &marks[local / MARK];
+                if mark.load(Relaxed) & bit == 0 {
+                    mark.fetch_or(bit, Relaxed);
+                }
             }
-        }
-    }
-
-    /// Notifies the entries `locals` of side `o` held here.
-    fn notify_all(&self, o: usize, locals: &[u64], lost: bool, next: u16) {
-        for &local in locals {
-            self.notify_local(o, local, lost, next);
         }
     }
 
@@ -615,7 +616,7 @@ impl Pair {
                             // `notify` would wait for them one by one. So they are
                             // prefetched here and notified after the next entry's
                             // un-moves, by which time they are in the cache.
-                            self.notify_all(o, &pending, lost, next);
+                            self.notify_all(o, pending.iter().copied(), lost, next);
                             pending.clear();
                             for &q in preds.iter() {
                                 match q.wrapping_sub(first_o) {
@@ -628,7 +629,7 @@ impl Pair {
                             }
                         }
                     }
-                    self.notify_all(o, &pending, lost, next);
+                    self.notify_all(o, pending.iter().copied(), lost, next);
                     pending.clear();
                     bar.inc(chunk.len() as u64);
                     (any, remote, preds, pending, hits)
@@ -779,7 +780,7 @@ pub(super) fn unmoves(
     }
     // Two predecessors share an entry only when a symmetry maps one onto the other,
     // and it fixes `us`, which they share: most sets of `us` have no such symmetry.
-    if board.is_fixed_by_a_symmetry(us) {
+    if us_images.are_fixed(board) {
         out.sort_unstable();
         out.dedup();
     }
