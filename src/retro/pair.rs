@@ -525,16 +525,14 @@ impl Pair {
 
     /// Notifies the entries `locals` of side `o` held here, marking the blocks of
     /// those that this decides. What is the same for every entry (the state byte,
-    /// the mark, whether there is a deep byte) is found once.
+    /// the mark bit) is found once.
     fn notify_all(&self, o: usize, locals: impl IntoIterator<Item = u64>, lost: bool, next: u16) {
         let (states, marks) = (&self.states[o], &self.marks[o]);
-        let (low, bit, deep) = (self.low(next), depth_bit(next), next >= self.deep);
+        let (low, bit) = (self.low(next), depth_bit(next));
         for local in locals {
             let local = local as usize;
             if notify(&states[local], lost, low) {
-                if deep {
-                    self.set_high(o, local, next);
-                }
+                self.set_high(o, local, next);
                 // Most blocks are marked by an earlier entry: a load spares the lock.
                 let mark = &marks[local / MARK];
                 if mark.load(Relaxed) & bit == 0 {
