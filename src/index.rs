@@ -47,6 +47,24 @@ fn binomials() -> &'static [[u64; 65]; 65] {
     })
 }
 
+/// Where `unrank_set`'s scans for an element start: `t[k][l]` is the largest `c`
+/// (at most 64) with C(c, k) below 2^l, past which a rank of `l` bits has no `k`th
+/// element.
+fn scan_starts() -> &'static [[u8; 65]; 65] {
+    static T: OnceLock<Box<[[u8; 65]; 65]>> = OnceLock::new();
+    T.get_or_init(|| {
+        let b = binomials();
+        let mut t = Box::new([[0u8; 65]; 65]);
+        for (k, row) in t.iter_mut().enumerate() {
+            for (l, start) in row.iter_mut().enumerate() {
+                let below = |c: usize| l == 64 || b[k][c] < 1 << l;
+                *start = (0..=64).rev().find(|&c| below(c)).unwrap_or(0) as u8;
+            }
+        }
+        t
+    })
+}
+
 /// C(n, k), zero when k > n.
 #[inline]
 pub fn binom(n: usize, k: usize) -> u64 {
@@ -66,17 +84,17 @@ pub fn rank_set(set: u64) -> u64 {
 /// The `k`-set of points below `n` (`k <= n`) with the given rank.
 pub fn unrank_set(mut rank: u64, k: usize, n: usize) -> u64 {
     debug_assert!(k <= n, "a {k}-set of {n} points");
-    let t = binomials();
+    let (t, starts) = (binomials(), scan_starts());
     let mut set = 0u64;
     let mut c = n; // every element left is below c
     for i in (1..=k).rev() {
-        // The largest c below the last with C(c, i) <= rank, scanning down: the
-        // elements of a set are about n / (k + 1) apart, so the scans take about n
-        // steps in all, whose branch goes the same way but at the element found,
-        // where a bisection takes k log n steps of unpredictable branches.
-        // C(i - 1, i) = 0 stops it.
+        // The largest c below the last with C(c, i) <= rank, scanning down from
+        // the largest the rank's bit length allows: C(c, i) doubles every few c, so
+        // a scan takes a few steps, whose branch goes the same way but at the
+        // element found, where a bisection takes log n steps of unpredictable
+        // branches. C(i - 1, i) = 0 stops it.
         let column = &t[i];
-        c -= 1;
+        c = (c - 1).min(starts[i][(u64::BITS - rank.leading_zeros()) as usize] as usize);
         while column[c] > rank {
             c -= 1;
         }
@@ -401,7 +419,7 @@ impl Indexer {
                 .zip(them)
                 .fold((u64::MAX, 0), |best, (&u, &t)| best.min((u, t)))
         }
-        // A rectangle has four symmetries: its last four slots repeat the sets.
+        // A rectangle has four symmetries: its last four slots are zero.
         // Slices of fixed length, so that either fold unrolls.
         let (u, t) = if self.board.symmetries().len() <= 4 {
             least(&us.0[..4], &them.0[..4])

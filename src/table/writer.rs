@@ -18,6 +18,15 @@ use crate::limit::Limit;
 
 const ZSTD_LEVEL: i32 = 9;
 
+thread_local! {
+    /// Each thread's compression context, made once: a fresh one for every block
+    /// costs its allocation and the clearing of its tables (3% more instructions
+    /// than compressing on one context, the same bytes: `bulk::compress` compresses
+    /// on a context of its own the same way).
+    static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Blocks compressed at a time while writing: enough to keep every core busy, few
 /// enough that the compressed bytes held stay small (at most 64 times 64 KiB).
 const BATCH_BLOCKS: usize = 64;
@@ -55,7 +64,14 @@ fn compress_block(
         0 => pack_wdl(&block),
         _ => depth_bytes(&block, limit),
     };
-    let mut block = zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("zstd compresses in memory");
+    let mut block = CONTEXT.with_borrow_mut(|context| {
+        let compressor = context.get_or_insert_with(|| {
+            zstd::bulk::Compressor::new(ZSTD_LEVEL).expect("zstd makes a context")
+        });
+        compressor
+            .compress(&raw)
+            .expect("zstd compresses in memory")
+    });
     // The buffer comes with room for the worst case, about the raw size; blocks
     // are held a while, so keep only what it uses.
     block.shrink_to_fit();
