@@ -87,7 +87,7 @@ pub fn unrank_set(mut rank: u64, k: usize, n: usize) -> u64 {
     let (t, starts) = (binomials(), scan_starts());
     let mut set = 0u64;
     let mut c = n; // every element left is below c
-    for i in (1..=k).rev() {
+    for i in (2..=k).rev() {
         // The largest c below the last with C(c, i) <= rank, scanning down from
         // the largest the rank's bit length allows: C(c, i) doubles every few c, so
         // a scan takes a few steps, whose branch goes the same way but at the
@@ -100,6 +100,11 @@ pub fn unrank_set(mut rank: u64, k: usize, n: usize) -> u64 {
         }
         rank -= column[c];
         set |= 1 << c;
+    }
+    // C(c, 1) = c: the last element is the rank left.
+    if k >= 1 {
+        debug_assert!(rank < c as u64, "rank {rank} below {c}");
+        set |= 1 << rank;
     }
     set
 }
