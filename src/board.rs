@@ -237,6 +237,9 @@ pub struct Board {
     second_bits: [[u64; 8]; 64],
     /// Per point, its line neighbours.
     neighbours: [u64; 64],
+    /// Per point, the points one or two steps along its lines: a capture from the
+    /// point takes a stone among them.
+    reach: [u64; 64],
     syms: Vec<Symmetry>,
     /// Per point, its bit's `Images` (see there).
     point_images: [[u64; 8]; 64],
@@ -357,6 +360,8 @@ impl Board {
                 neighbours[p] |= q;
             }
         }
+        let reach =
+            std::array::from_fn(|p| neighbours[p] | second_bits[p].iter().fold(0, |r, b| r | b));
         let mut board = Board {
             w,
             h,
@@ -367,6 +372,7 @@ impl Board {
             neighbour_bits,
             second_bits,
             neighbours,
+            reach,
             syms: Vec::new(),
             point_images: [[0; 8]; 64],
         };
@@ -497,6 +503,12 @@ impl Board {
     #[inline]
     pub(crate) fn neighbours(&self, p: u8) -> u64 {
         self.neighbours[p as usize]
+    }
+
+    /// The points one or two steps from `p` along its lines.
+    #[inline]
+    pub(crate) fn reach(&self, p: u8) -> u64 {
+        self.reach[p as usize]
     }
 
     /// Moves every point of `bb` one step in direction `d`, dropping points with no
