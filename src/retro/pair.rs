@@ -381,7 +381,8 @@ impl Pair {
                         let cell = (index - first) as usize;
                         let c = index / side.per_class();
                         if class.0 != c {
-                            class = (c, Some(side.class_symmetry(c)));
+                            let symmetry = side.class_symmetry(c);
+                            class = (c, (!symmetry.is_trivial()).then_some(symmetry));
                         }
                         if class.1.is_some_and(|s| s.weight(them) == 0) {
                             chunk[cell].store(REDUNDANT, Relaxed);
