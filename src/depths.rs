@@ -51,23 +51,48 @@ impl DepthHistogram {
             first,
             codes,
             DepthHistogram::default,
-            |h, _, w, code| {
-                let depth = match limit {
-                    None => code_depth(code),
-                    Some(_) => code_limited(code).plies_to_capture(),
-                };
-                let (Some(d), true) = (depth, w > 0) else {
-                    return;
-                };
-                let counts = match crate::table::code_wdl(code) {
-                    Wdl::Win => &mut h.wins,
-                    Wdl::Loss => &mut h.losses,
-                    Wdl::Draw => return,
-                };
-                bump(counts, d as usize, w);
-            },
+            |h, _, w, code| h.add(w, code, limit),
             DepthHistogram::merge,
         )
+    }
+
+    /// The header's raw counts (`Stats::count_slice`) and the histogram of the
+    /// entries from `first` on, in one pass over them.
+    pub(crate) fn count_slice_with_stats(
+        side: &Indexer,
+        first: u64,
+        codes: &(impl Codes + ?Sized),
+        limit: Option<Limit>,
+    ) -> (Stats, DepthHistogram) {
+        fold_weighted(
+            side,
+            first,
+            codes,
+            Default::default,
+            |(s, h): &mut (Stats, DepthHistogram), index, w, code| {
+                s.add(index, w, code);
+                h.add(w, code, limit);
+            },
+            |(s, h), (later_s, later_h)| (Stats::merge(s, later_s), h.merge(later_h)),
+        )
+    }
+
+    /// Counts an entry of weight `w` and code `code`.
+    #[inline]
+    fn add(&mut self, w: u64, code: u16, limit: Option<Limit>) {
+        let depth = match limit {
+            None => code_depth(code),
+            Some(_) => code_limited(code).plies_to_capture(),
+        };
+        let (Some(d), true) = (depth, w > 0) else {
+            return;
+        };
+        let counts = match crate::table::code_wdl(code) {
+            Wdl::Win => &mut self.wins,
+            Wdl::Loss => &mut self.losses,
+            Wdl::Draw => return,
+        };
+        bump(counts, d as usize, w);
     }
 
     pub(crate) fn merge(mut self, other: DepthHistogram) -> DepthHistogram {

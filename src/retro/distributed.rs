@@ -277,8 +277,7 @@ fn build_pair(
     let mut reports = Vec::new();
     for (side, codes) in pair.finish() {
         let first = slice_start(&side, rank, ranks);
-        let stats = Stats::count_slice(&side, first, &codes);
-        let depths = DepthHistogram::count_slice(&side, first, &codes, None);
+        let (stats, depths) = DepthHistogram::count_slice_with_stats(&side, first, &codes, None);
         let blocks = to_blocks(world, &side, first, codes.to_vec())?;
         let streams = compress_blocks(&blocks[..], None);
         drop(blocks);

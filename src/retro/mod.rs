@@ -49,7 +49,7 @@ use std::time::Instant;
 
 use self::checkpoint as pair_checkpoint;
 use crate::board::Board;
-use crate::depths::{DepthHistogram, write_sidecar};
+use crate::depths::write_sidecar;
 use crate::durable::{DirLock, remove_tmp_files};
 use crate::index::Signature;
 use crate::table::{Codes, TableError, TableKind, table_path, tables_dir, write_table};
@@ -174,12 +174,11 @@ fn build_pair(
     let bound = before + bound;
     let seconds = start.elapsed().as_secs_f64();
     let mut reports = Vec::new();
-    for (side, codes, stats) in solved {
+    for (side, codes, stats, depths) in solved {
         let sig = side.signature();
         let path = table_path(dir, board, kind, sig);
         let stage = Stage::new(opts, sig.to_string(), codes.len() as u64);
         stage.message("writing".into());
-        let depths = DepthHistogram::count(&side, &codes, kind.limit());
         let (file_bytes, checksum) = write_table(&path, board, sig, kind, &codes, stats)?;
         write_sidecar(&path, board, sig, kind, checksum, &depths)?;
         write_classes(&side, &path)?;

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::checkpoint::{self as pair_checkpoint, Resume};
 use crate::board::Board;
 use crate::board::bits;
+use crate::depths::DepthHistogram;
 use crate::index::{Indexer, Signature};
 use crate::movegen::{
     can_capture_from, capture_points, capture_points_onto, capturers, for_each_paika, paika_count,
@@ -48,7 +49,7 @@ const UNDECIDED: u8 = 0x80;
 /// pages written take memory.
 const DEEP: u16 = 0x7d;
 
-pub(super) type Solved = (Indexer, Narrow, Stats);
+pub(super) type Solved = (Indexer, Narrow, Stats, DepthHistogram);
 
 /// Solves a pair; returns its sides, the pair's memory bound, and the level it
 /// resumed at.
@@ -122,8 +123,9 @@ pub(super) fn solve_pair(
         if kind.limit().is_some() {
             mark_cursed(dir, board, &side, &mut codes)?;
         }
-        let stats = Stats::count(&side, &codes, kind.limit());
-        solved.push((side, codes, stats));
+        let (stats, depths) =
+            DepthHistogram::count_slice_with_stats(&side, 0, &codes, kind.limit());
+        solved.push((side, codes, stats.finished(kind.limit()), depths));
     }
     Ok((solved, bound, resumed.map(|at| at.level as u32)))
 }

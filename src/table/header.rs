@@ -64,29 +64,28 @@ impl Stats {
     /// The raw counts of the entries from `first` on (`merge` them in order, then
     /// `finished`).
     pub(crate) fn count_slice(side: &Indexer, first: u64, codes: &(impl Codes + ?Sized)) -> Stats {
-        fold_weighted(
-            side,
-            first,
-            codes,
-            Stats::default,
-            |s, index, w, c| match code_wdl(c) {
-                Wdl::Win => {
-                    s.wins += w;
-                    let d = code_depth(c).expect("a win has a depth");
-                    if w > 0 && (s.wins == w || d > s.max_win_depth) {
-                        s.max_win_depth = d;
-                        s.longest_win = index;
-                    }
+        fold_weighted(side, first, codes, Stats::default, Stats::add, Stats::merge)
+    }
+
+    /// Counts entry `index`, of weight `w` and code `c`, after the entries before it.
+    #[inline]
+    pub(crate) fn add(&mut self, index: u64, w: u64, c: u16) {
+        match code_wdl(c) {
+            Wdl::Win => {
+                self.wins += w;
+                let d = code_depth(c).expect("a win has a depth");
+                if w > 0 && (self.wins == w || d > self.max_win_depth) {
+                    self.max_win_depth = d;
+                    self.longest_win = index;
                 }
-                Wdl::Draw => {
-                    s.draws += w;
-                    s.cursed += if c == CURSED { w } else { 0 };
-                    s.blessed += if c == BLESSED { w } else { 0 };
-                }
-                Wdl::Loss => s.losses += w,
-            },
-            Stats::merge,
-        )
+            }
+            Wdl::Draw => {
+                self.draws += w;
+                self.cursed += if c == CURSED { w } else { 0 };
+                self.blessed += if c == BLESSED { w } else { 0 };
+            }
+            Wdl::Loss => self.losses += w,
+        }
     }
 
     /// Counts of consecutive entries: `b`'s entries come after `a`'s, so it takes
