@@ -661,21 +661,32 @@ impl Pair {
                 .for_each(|(c, chunk)| {
                     let class = first_class + c as u64;
                     let first = class * per_class as u64;
-                    let symmetric = !side.class_symmetry(class).is_trivial();
-                    for (i, cell) in chunk.iter().enumerate() {
-                        let local = c * per_class + i;
-                        let code = match cell.load(Relaxed) {
-                            low if low & UNDECIDED != 0 => 0,
-                            REDUNDANT if symmetric => {
-                                let (us, them) = side.unrank(first + i as u64);
-                                let twin = c * per_class + (side.index(us, them) - first) as usize;
-                                self.code_of(t, twin)
+                    let settle = |i: usize, code: u16| {
+                        chunk[i].store(self.low(code), Relaxed);
+                        self.set_high(t, c * per_class + i, code);
+                    };
+                    if side.class_symmetry(class).is_trivial() {
+                        // No redundant entry: only the undecided to settle.
+                        for (i, cell) in chunk.iter().enumerate() {
+                            if cell.load(Relaxed) & UNDECIDED != 0 {
+                                settle(i, 0);
                             }
-                            _ => continue,
-                        };
-                        cell.store(self.low(code), Relaxed);
-                        self.set_high(t, local, code);
+                        }
+                        return;
                     }
+                    // The class's stones canonicalised once for its twins.
+                    let fixed = side.with_us(side.class_set(class));
+                    side.walk(first, chunk.len() as u64, |index, _, them| {
+                        let i = (index - first) as usize;
+                        match chunk[i].load(Relaxed) {
+                            low if low & UNDECIDED != 0 => settle(i, 0),
+                            REDUNDANT => {
+                                let twin = c * per_class + (fixed.index(them) - first) as usize;
+                                settle(i, self.code_of(t, twin));
+                            }
+                            _ => {}
+                        }
+                    });
                 });
         }
         let deep = self.deep;
