@@ -103,7 +103,7 @@ pub fn unrank_set(mut rank: u64, k: usize, n: usize) -> u64 {
     }
     // C(c, 1) = c: the last element is the rank left.
     if k >= 1 {
-        debug_assert!(rank < c as u64, "rank {rank} below {c}");
+        debug_assert!(rank < c as u64, "rank {rank} out of range: at least {c}");
         set |= 1 << rank;
     }
     set
