@@ -14,6 +14,16 @@ pub(crate) fn replace_file(
     path: &Path,
     write: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    write_unsynced(path, write)?.commit()
+}
+
+/// The first half of `replace_file`: `write` fills `PATH.tmp`, and the file waits
+/// for `Unsynced::commit`, the half that waits for the disk, which a caller may
+/// leave to another thread while it goes on.
+pub(crate) fn write_unsynced(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> std::io::Result<Unsynced> {
     if fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
@@ -22,23 +32,53 @@ pub(crate) fn replace_file(
     }
     let tmp = tmp_path(path);
     // Readable too: a writer may read back what it wrote (the table writer's checksum).
-    let create = fs::OpenOptions::new()
+    let file = fs::OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(true)
-        .open(&tmp);
-    let result = create.and_then(|mut f| {
-        write(&mut f)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    });
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-        return result;
+        .open(&tmp)?;
+    // From here on, an error drops the value, which removes the temporary file.
+    let mut unsynced = Unsynced {
+        tmp,
+        path: path.to_path_buf(),
+        file: Some(file),
+    };
+    write(unsynced.file.as_mut().expect("open until committed"))?;
+    Ok(unsynced)
+}
+
+/// A file written whole under its temporary name, not yet durable nor in place.
+/// Dropped without `commit` (an error, or a caller that no longer wants it), it
+/// removes the temporary file.
+#[derive(Debug)]
+pub(crate) struct Unsynced {
+    tmp: PathBuf,
+    path: PathBuf,
+    /// `None` once renamed: nothing left to remove.
+    file: Option<File>,
+}
+
+impl Unsynced {
+    /// Makes the file durable, renames it over its path and makes the rename durable.
+    pub(crate) fn commit(mut self) -> std::io::Result<()> {
+        self.file
+            .as_ref()
+            .expect("open until committed")
+            .sync_all()?;
+        fs::rename(&self.tmp, &self.path)?;
+        self.file = None;
+        let parent = self.path.parent().filter(|p| !p.as_os_str().is_empty());
+        File::open(parent.unwrap_or(Path::new("."))).and_then(|d| d.sync_all())
     }
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-    File::open(parent.unwrap_or(Path::new("."))).and_then(|d| d.sync_all())
+}
+
+impl Drop for Unsynced {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// `PATH.tmp`: where `replace_file` writes before the rename.
@@ -168,6 +208,28 @@ mod tests {
         // And a successful one replaces the file whole.
         replace_file(&path, |f| f.write_all(b"whole")).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"whole");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// A file written but not committed is not in place, and dropped leaves nothing.
+    #[test]
+    fn an_unsynced_file_replaces_the_old_one_only_once_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.bin");
+        fs::write(&path, "old").unwrap();
+        let written = write_unsynced(&path, |f| f.write_all(b"new")).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+        drop(written);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        let written = write_unsynced(&path, |f| f.write_all(b"new")).unwrap();
+        // Committed elsewhere, as the generator does with its checkpoints.
+        std::thread::spawn(move || written.commit())
+            .join()
+            .unwrap()
+            .unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
