@@ -1,7 +1,7 @@
 //! What the operating system reports about this process and machine: resident
 //! memory (the whole run's peak, and each pair's), and memory available (Linux,
-//! from /proc; elsewhere `None`); and the one hint the generator gives it, huge
-//! pages for its large arrays.
+//! from /proc; elsewhere `None`); and the hints the generator gives it: huge pages
+//! for its large arrays, writing back its large files as they are written.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -74,6 +74,28 @@ pub(crate) fn advise_huge_pages<T>(buf: &[T]) {
             libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
         }
     }
+}
+
+/// Asks the kernel to start writing `len` bytes of `file` from `offset` to the disk
+/// now, without waiting for them (Linux; elsewhere a no-op). A file written over
+/// many seconds is then mostly on the disk when it is synced, instead of all of it
+/// waiting for the sync while the cores idle (the kernel alone starts only once a
+/// tenth of memory is dirty, or the pages are 30 s old). A refusal changes only when
+/// the bytes reach the disk.
+pub(crate) fn start_writeback(file: &std::fs::File, offset: u64, len: u64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
+            return;
+        };
+        // SAFETY: the call only reads the descriptor, which `file` keeps open.
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, offset, len);
 }
 
 /// The whole huge pages inside `bytes` bytes from `addr`: their first and end

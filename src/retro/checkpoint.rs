@@ -155,6 +155,7 @@ fn write_frames(w: &mut impl Write, bytes: &[AtomicU8]) -> std::io::Result<()> {
     for batch in frames.chunks(BATCH) {
         let done = batch
             .par_iter()
+            .with_max_len(1)
             .map(|frame| {
                 let raw: Vec<u8> = frame.iter().map(|c| c.load(Relaxed)).collect();
                 zstd::bulk::compress(&raw, 1)

@@ -26,7 +26,10 @@ use super::capture::{CaptureBatch, prefetch};
 use super::options::{GenerateError, Options, Stage};
 use super::smaller::load_smaller_tables;
 
-/// Entries per unit of parallel work.
+/// Entries per unit of parallel work. Loops over chunks take `with_max_len(1)`:
+/// rayon otherwise cuts a loop into a few large pieces, splitting one further only
+/// when another thread steals it, so the last large piece runs alone while the
+/// other threads wait (the first stage of the 5v3 side ended with 16 s on one core).
 pub(super) const CHUNK: usize = 1 << 14;
 
 /// Entries per word of depth marks: a level scans only the blocks of this many
@@ -376,75 +379,79 @@ impl Pair {
             let side_deps: Vec<Option<&Decoded>> = (0..=sig.them)
                 .map(|left| deps.get(&Signature::new(left, sig.us)))
                 .collect();
-            self.states[t].par_chunks(CHUNK).enumerate().for_each_init(
-                || (Vec::new(), CaptureBatch::new(self.kind.limit().is_some())),
-                |(succ, batch), (c, chunk)| {
-                    let first = self.first[t] + (c * CHUNK) as u64;
-                    let mut local_max = 0;
-                    let mut masks = [0u64; CHUNK / MARK];
-                    // Codes past `max_code` are kept to the largest, and the largest
-                    // is an error below.
-                    let mut decided = |cell: usize, code: u16| {
-                        let code = code.min(self.max_code() + 1);
-                        masks[cell / MARK] |= depth_bit(code);
-                        local_max = local_max.max(code);
-                        let code = code.min(self.max_code());
-                        chunk[cell].store(self.low(code), Relaxed);
-                        self.set_high(t, c * CHUNK + cell, code);
-                    };
-                    // Only classes with a symmetric stone set hold redundant entries.
-                    let mut class = (u64::MAX, None);
-                    side.walk(first, chunk.len() as u64, |index, us, them| {
-                        let cell = (index - first) as usize;
-                        let c = index / side.per_class();
-                        if class.0 != c {
-                            let symmetry = side.class_symmetry(c);
-                            class = (c, (!symmetry.is_trivial()).then_some(symmetry));
-                        }
-                        if class.1.is_some_and(|s| s.weight(them) == 0) {
-                            chunk[cell].store(REDUNDANT, Relaxed);
-                        } else if !vela && let caps @ 1.. = capturers(board, us, them) {
-                            if let Some(code) =
-                                batch.push(board, caps, (us, them), cell, &side_deps)
-                            {
-                                decided(cell, code);
-                            } else if batch.full() {
-                                batch.flush(&mut decided);
+            self.states[t]
+                .par_chunks(CHUNK)
+                .with_max_len(1)
+                .enumerate()
+                .for_each_init(
+                    || (Vec::new(), CaptureBatch::new(self.kind.limit().is_some())),
+                    |(succ, batch), (c, chunk)| {
+                        let first = self.first[t] + (c * CHUNK) as u64;
+                        let mut local_max = 0;
+                        let mut masks = [0u64; CHUNK / MARK];
+                        // Codes past `max_code` are kept to the largest, and the largest
+                        // is an error below.
+                        let mut decided = |cell: usize, code: u16| {
+                            let code = code.min(self.max_code() + 1);
+                            masks[cell / MARK] |= depth_bit(code);
+                            local_max = local_max.max(code);
+                            let code = code.min(self.max_code());
+                            chunk[cell].store(self.low(code), Relaxed);
+                            self.set_high(t, c * CHUNK + cell, code);
+                        };
+                        // Only classes with a symmetric stone set hold redundant entries.
+                        let mut class = (u64::MAX, None);
+                        side.walk(first, chunk.len() as u64, |index, us, them| {
+                            let cell = (index - first) as usize;
+                            let c = index / side.per_class();
+                            if class.0 != c {
+                                let symmetry = side.class_symmetry(c);
+                                class = (c, (!symmetry.is_trivial()).then_some(symmetry));
                             }
-                        } else {
-                            // Each paika leads to a different position, so only
-                            // stones with a symmetry of their own can give two of
-                            // them one entry.
-                            let n = if !board.is_fixed_by_a_symmetry(them) {
-                                paika_count(board, us, them) as usize
+                            if class.1.is_some_and(|s| s.weight(them) == 0) {
+                                chunk[cell].store(REDUNDANT, Relaxed);
+                            } else if !vela && let caps @ 1.. = capturers(board, us, them) {
+                                if let Some(code) =
+                                    batch.push(board, caps, (us, them), cell, &side_deps)
+                                {
+                                    decided(cell, code);
+                                } else if batch.full() {
+                                    batch.flush(&mut decided);
+                                }
                             } else {
-                                // Every successor has `them` to move: canonicalise
-                                // that once.
-                                let fixed = next.with_us(them);
-                                succ.clear();
-                                for_each_paika(board, us, them, |u, _, _| {
-                                    succ.push(fixed.index(u))
-                                });
-                                succ.sort_unstable();
-                                succ.dedup();
-                                succ.len()
-                            };
-                            match n {
-                                0 => decided(cell, 1), // stones but no move: lost in 0
-                                n => chunk[cell].store(UNDECIDED | n.min(127) as u8, Relaxed),
+                                // Each paika leads to a different position, so only
+                                // stones with a symmetry of their own can give two of
+                                // them one entry.
+                                let n = if !board.is_fixed_by_a_symmetry(them) {
+                                    paika_count(board, us, them) as usize
+                                } else {
+                                    // Every successor has `them` to move: canonicalise
+                                    // that once.
+                                    let fixed = next.with_us(them);
+                                    succ.clear();
+                                    for_each_paika(board, us, them, |u, _, _| {
+                                        succ.push(fixed.index(u))
+                                    });
+                                    succ.sort_unstable();
+                                    succ.dedup();
+                                    succ.len()
+                                };
+                                match n {
+                                    0 => decided(cell, 1), // stones but no move: lost in 0
+                                    n => chunk[cell].store(UNDECIDED | n.min(127) as u8, Relaxed),
+                                }
+                                too_many.fetch_or(n > 127, Relaxed);
                             }
-                            too_many.fetch_or(n > 127, Relaxed);
+                        });
+                        batch.flush(&mut decided);
+                        let blocks = chunk.len().div_ceil(MARK);
+                        for (k, &mask) in masks[..blocks].iter().enumerate() {
+                            self.marks[t][c * (CHUNK / MARK) + k].store(mask, Relaxed);
                         }
-                    });
-                    batch.flush(&mut decided);
-                    let blocks = chunk.len().div_ceil(MARK);
-                    for (k, &mask) in masks[..blocks].iter().enumerate() {
-                        self.marks[t][c * (CHUNK / MARK) + k].store(mask, Relaxed);
-                    }
-                    max_init.fetch_max(local_max as u64, Relaxed);
-                    bar.inc(chunk.len() as u64);
-                },
-            );
+                        max_init.fetch_max(local_max as u64, Relaxed);
+                        bar.inc(chunk.len() as u64);
+                    },
+                );
             bar.finish();
         }
         match max_init.load(Relaxed) as u16 {
@@ -590,6 +597,7 @@ impl Pair {
         });
         states
             .par_chunks(CHUNK)
+            .with_max_len(1)
             .enumerate()
             .map(|(c, chunk)| (chunks.start + c, chunk))
             .fold(
@@ -672,6 +680,7 @@ impl Pair {
             let first_class = start / per_class as u64;
             state
                 .par_chunks(per_class)
+                .with_max_len(1)
                 .enumerate()
                 .for_each(|(c, chunk)| {
                     let class = first_class + c as u64;

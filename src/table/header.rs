@@ -136,6 +136,8 @@ pub(crate) fn fold_weighted<A: Send>(
     let len = codes.len();
     (0..len.div_ceil(per_class))
         .into_par_iter()
+        // A class a piece: no large piece left to one thread at the end.
+        .with_max_len(1)
         .fold(&init, |mut acc, c| {
             let class = first_class + c as u64;
             let first = class * per_class as u64;

@@ -369,6 +369,8 @@ impl TableFile {
         crate::sys::advise_huge_pages(&codes);
         codes
             .par_chunks_mut(self.header.block_entries as usize)
+            // A block a piece: no large piece left to one thread at the end.
+            .with_max_len(1)
             .enumerate()
             .try_for_each(|(b, out)| {
                 let wdl = self.decompress(Stream::Wdl, b)?;

@@ -132,14 +132,22 @@ pub(crate) fn write_blocks(
             for batch in (0..blocks).step_by(BATCH_BLOCKS) {
                 let done: Vec<Vec<u8>> = (batch..(batch + BATCH_BLOCKS).min(blocks))
                     .into_par_iter()
+                    // A block a piece: rayon would cut the batch into four, and
+                    // a thread done early would wait for another's last quarter.
+                    .with_max_len(1)
                     .map(|b| block(stream, b))
                     .collect();
+                let from = offset;
                 for b in &done {
                     offsets.push(offset);
                     offset += b.len() as u64;
                     sums.push(xxh3_64(b));
                     out.write_all(b)?;
                 }
+                // On its way to the disk while the next batch compresses: the
+                // sync at the end then waits for little.
+                out.flush()?;
+                crate::sys::start_writeback(out.get_ref(), from, offset - from);
             }
             offsets.push(offset);
         }
