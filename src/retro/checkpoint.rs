@@ -16,12 +16,7 @@
 //! an entry, in frames); the marks of every side (u64 each); the xxh3 of everything
 //! before it (u64). Little-endian. Bytes in frames are cut into runs of `FRAME`
 //! (the last one shorter), each stored as its compressed length (u64) and a zstd
-//! frame.
-//!
-//! Compressed, since the disk is the cost: an eight-stone pair's 6.2 GB of state
-//! bytes took 45 s to save raw (the kernel held back the writer at about 100 MB/s
-//! once 2.4 GB were waiting), every core idle meanwhile; zstd's level 1 stores them
-//! 2.3 times smaller.
+//! frame. Why compressed: docs/FORMAT.md.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -151,10 +146,9 @@ const BATCH: usize = 8;
 
 /// Writes `bytes` in frames, compressed `BATCH` at a time on the current thread pool.
 fn write_frames(w: &mut impl Write, bytes: &[AtomicU8]) -> std::io::Result<()> {
-    let frames: Vec<&[AtomicU8]> = bytes.chunks(FRAME).collect();
-    for batch in frames.chunks(BATCH) {
+    for batch in bytes.chunks(FRAME * BATCH) {
         let done = batch
-            .par_iter()
+            .par_chunks(FRAME)
             .with_max_len(1)
             .map(|frame| {
                 let raw: Vec<u8> = frame.iter().map(|c| c.load(Relaxed)).collect();

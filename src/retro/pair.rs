@@ -182,14 +182,27 @@ pub(super) fn mark_cursed(
 }
 
 /// A solved side's codes, as the generator holds them: a state byte an entry and
-/// the deep bytes, read as `u16` codes one at a time (never widened whole, so that
-/// writing takes no more memory than solving). A rule-aware side also holds its
-/// plain values, whose wins and losses make its draws cursed and blessed.
+/// the deep bytes, read as `u16` codes a block at a time (never widened whole, so
+/// that writing takes no more memory than solving). A rule-aware side also holds
+/// its plain values, whose wins and losses make its draws cursed and blessed.
 pub(crate) struct Narrow {
-    low: Vec<AtomicU8>,
-    high: Option<Vec<AtomicU8>>,
+    low: Vec<u8>,
+    high: Option<Vec<u8>>,
     deep: u16,
     plain: Option<Vec<u8>>,
+}
+
+impl Narrow {
+    /// The code of a draw at entry `i`: cursed or blessed where the plain table
+    /// has a win or a loss.
+    #[inline]
+    fn draw(&self, i: usize) -> u16 {
+        match self.plain.as_ref().map(|p| packed_wdl(p, i)) {
+            Some(Some(Wdl::Win)) => CURSED,
+            Some(Some(Wdl::Loss)) => BLESSED,
+            _ => 0,
+        }
+    }
 }
 
 impl Codes for Narrow {
@@ -199,18 +212,31 @@ impl Codes for Narrow {
 
     #[inline]
     fn code(&self, i: usize) -> u16 {
-        match decode(
-            self.deep,
-            self.low[i].load(Relaxed),
-            self.high.as_deref(),
-            i,
-        ) {
-            0 => match self.plain.as_ref().map(|p| packed_wdl(p, i)) {
-                Some(Some(Wdl::Win)) => CURSED,
-                Some(Some(Wdl::Loss)) => BLESSED,
-                _ => 0,
-            },
+        let high = || self.high.as_ref().map_or(0, |h| h[i]);
+        match decode(self.deep, self.low[i], high) {
+            0 => self.draw(i),
             c => c,
+        }
+    }
+
+    fn codes_into(&self, range: std::ops::Range<usize>, out: &mut Vec<u16>) {
+        let low = &self.low[range.clone()];
+        out.clear();
+        match &self.high {
+            // Without deep bytes a code is its state byte.
+            None => out.extend(low.iter().map(|&b| b as u16)),
+            Some(high) => out.extend(
+                low.iter()
+                    .zip(&high[range.clone()])
+                    .map(|(&b, &h)| decode(self.deep, b, || h)),
+            ),
+        }
+        if self.plain.is_some() {
+            for (c, i) in out.iter_mut().zip(range) {
+                if *c == 0 {
+                    *c = self.draw(i);
+                }
+            }
         }
     }
 }
@@ -719,9 +745,11 @@ impl Pair {
             .zip(self.states)
             .zip(self.high)
             .map(|((side, low), high)| {
+                // Read-only from here: plain bytes, which the writer reads a block
+                // at a time.
                 let codes = Narrow {
-                    low,
-                    high: high.into_inner(),
+                    low: into_bytes(low),
+                    high: high.into_inner().map(into_bytes),
                     deep,
                     plain: None,
                 };
@@ -733,7 +761,8 @@ impl Pair {
     /// The code of entry `local` of side `t`, decided.
     fn code_of(&self, t: usize, local: usize) -> u16 {
         let low = self.states[t][local].load(Relaxed);
-        decode(self.deep, low, self.high[t].get().map(Vec::as_slice), local)
+        let high = || self.high[t].get().map_or(0, |h| h[local].load(Relaxed));
+        decode(self.deep, low, high)
     }
 }
 
@@ -748,16 +777,25 @@ pub(super) fn zeroed_bytes(n: usize) -> Vec<AtomicU8> {
     unsafe { Vec::from_raw_parts(ptr as *mut AtomicU8, len, cap) }
 }
 
-/// The code of decided entry `local` from its state byte and its side's deep bytes
-/// (from code `deep` on).
+/// `zeroed_bytes` undone once nothing writes them concurrently: the same
+/// allocation as plain bytes, its untouched pages still taking no memory.
+fn into_bytes(bytes: Vec<AtomicU8>) -> Vec<u8> {
+    let mut bytes = std::mem::ManuallyDrop::new(bytes);
+    let (ptr, len, cap) = (bytes.as_mut_ptr(), bytes.len(), bytes.capacity());
+    // SAFETY: as in `zeroed_bytes`, the layouts are the same; `bytes` is not used
+    // or dropped again.
+    unsafe { Vec::from_raw_parts(ptr as *mut u8, len, cap) }
+}
+
+/// The code of a decided entry from its state byte and, from code `deep` on, its
+/// deep byte (`high`, read only then).
 #[inline]
-fn decode(deep: u16, low: u8, high: Option<&[AtomicU8]>, local: usize) -> u16 {
+fn decode(deep: u16, low: u8, high: impl FnOnce() -> u8) -> u16 {
     debug_assert!(low & UNDECIDED == 0 && low != REDUNDANT, "a decided entry");
     if (low as u16) < deep {
         low as u16
     } else {
-        let h = high.map_or(0, |h| h[local].load(Relaxed)) as u16;
-        deep + 2 * h + (low as u16 - deep)
+        deep + 2 * high() as u16 + (low as u16 - deep)
     }
 }
 
@@ -980,6 +1018,38 @@ mod tests {
             each_equal(&bytes, byte, |j| found.push(j));
             let plain: Vec<usize> = (0..bytes.len()).filter(|&j| bytes[j] == byte).collect();
             prop_assert_eq!(found, plain);
+        }
+    }
+
+    proptest! {
+        /// A block of codes decoded at once is the codes entry by entry, with and
+        /// without deep bytes and plain values.
+        #[test]
+        fn a_block_of_codes_is_its_codes_one_by_one(
+            low in proptest::collection::vec(0u8..REDUNDANT, 1..300),
+            high: Option<u64>,
+            plain: Option<u64>,
+            deep in 1u16..8,
+            from in 0usize..300,
+            len in 0usize..300,
+        ) {
+            let n = low.len();
+            // Deep and plain bytes from a seed: any byte is a deep byte; any packed
+            // value but the invalid 3.
+            let bytes = |seed: u64, k: usize| -> Vec<u8> {
+                (0..k as u64).map(|i| (seed.wrapping_mul(i + 1) >> 17) as u8).collect()
+            };
+            let narrow = Narrow {
+                low,
+                high: high.map(|s| bytes(s, n)),
+                deep,
+                plain: plain.map(|s| bytes(s, n.div_ceil(4)).iter().map(|b| b & 0x66).collect()),
+            };
+            let range = from.min(n)..(from + len).min(n);
+            let mut block = vec![7];
+            narrow.codes_into(range.clone(), &mut block);
+            let one_by_one: Vec<u16> = range.map(|i| narrow.code(i)).collect();
+            prop_assert_eq!(block, one_by_one);
         }
     }
 

@@ -18,6 +18,12 @@ pub(crate) trait Codes: Sync {
     fn len(&self) -> usize;
     /// The code of entry `i`.
     fn code(&self, i: usize) -> u16;
+    /// The codes of entries `range`, in place of what `out` held: a block at a
+    /// time, which a narrower holder can decode faster than entry by entry.
+    fn codes_into(&self, range: std::ops::Range<usize>, out: &mut Vec<u16>) {
+        out.clear();
+        out.extend(range.map(|i| self.code(i)));
+    }
     /// Every code, in a slice.
     #[cfg(any(test, feature = "mpi"))]
     fn to_vec(&self) -> Vec<u16> {
@@ -67,13 +73,13 @@ pub(crate) fn code_limited(code: u16) -> Limited {
     }
 }
 
-/// The 2-bit value code of the value stream.
-fn wdl_bits(w: Wdl) -> u8 {
-    match w {
-        Wdl::Draw => 0,
-        Wdl::Win => 1,
-        Wdl::Loss => 2,
-    }
+/// The 2-bit value code of the value stream of an in-memory code: 0 draw, 1 win
+/// (an even code: odd depth), 2 loss. Without branches, since the writer packs
+/// every entry (`code_wdl` is the reference, in the tests).
+#[inline]
+fn wdl_bits(code: u16) -> u8 {
+    let decided = (code != 0 && code < BLESSED) as u8;
+    decided * (1 + (code & 1) as u8)
 }
 
 /// The outcome an in-memory code stands for (0 draw, else depth + 1, the depth's
@@ -118,7 +124,7 @@ pub(super) fn pack_wdl(codes: &[u16]) -> Vec<u8> {
         .map(|c| {
             c.iter()
                 .enumerate()
-                .fold(0u8, |b, (i, &code)| b | wdl_bits(code_wdl(code)) << (2 * i))
+                .fold(0u8, |b, (i, &code)| b | wdl_bits(code) << (2 * i))
         })
         .collect()
 }
@@ -138,10 +144,14 @@ pub(crate) fn packed_wdl(block: &[u8], i: usize) -> Option<Wdl> {
 /// loss (a byte is 15% to 27% smaller than a `u16` once compressed: docs/FORMAT.md).
 pub(super) fn depth_bytes(codes: &[u16], limit: Option<Limit>) -> Vec<u8> {
     match limit {
-        None => codes
-            .iter()
-            .flat_map(|&c| (code_depth(c).unwrap_or(0) as u16).to_le_bytes())
-            .collect(),
+        None => {
+            // Sized at once: a flattening iterator would grow the vector byte by byte.
+            let mut out = vec![0; 2 * codes.len()];
+            for (two, &c) in out.chunks_exact_mut(2).zip(codes) {
+                two.copy_from_slice(&(code_depth(c).unwrap_or(0) as u16).to_le_bytes());
+            }
+            out
+        }
         Some(_) => codes
             .iter()
             .map(|&c| match code_limited(c) {
@@ -151,5 +161,39 @@ pub(super) fn depth_bytes(codes: &[u16], limit: Option<Limit>) -> Vec<u8> {
                 Limited::BlessedLoss => 2,
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `u16`: the branch-free bits are `code_wdl`'s value.
+    #[test]
+    fn wdl_bits_are_the_value_of_every_code() {
+        for code in 0..=u16::MAX {
+            let plain = match code_wdl(code) {
+                Wdl::Draw => 0,
+                Wdl::Win => 1,
+                Wdl::Loss => 2,
+            };
+            assert_eq!(wdl_bits(code), plain, "{code}");
+        }
+    }
+
+    /// The streams of a block read back as its codes' values and depths, on a block
+    /// whose length is not a multiple of four.
+    #[test]
+    fn streams_read_back_as_the_codes() {
+        let codes: Vec<u16> = (0..1001u32).map(|i| (i * 7919 % 300) as u16).collect();
+        let packed = pack_wdl(&codes);
+        assert_eq!(packed.len(), codes.len().div_ceil(4));
+        let depths = depth_bytes(&codes, None);
+        assert_eq!(depths.len(), 2 * codes.len());
+        for (i, &c) in codes.iter().enumerate() {
+            assert_eq!(packed_wdl(&packed, i), Some(code_wdl(c)), "{i}");
+            let d = u16::from_le_bytes([depths[2 * i], depths[2 * i + 1]]);
+            assert_eq!(d as u32, code_depth(c).unwrap_or(0), "{i}");
+        }
     }
 }

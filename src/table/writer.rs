@@ -57,9 +57,8 @@ fn compress_block(
     b: usize,
 ) -> Vec<u8> {
     let per = BLOCK_ENTRIES as usize;
-    let block: Vec<u16> = (b * per..((b + 1) * per).min(codes.len()))
-        .map(|i| codes.code(i))
-        .collect();
+    let mut block = Vec::with_capacity(per);
+    codes.codes_into(b * per..((b + 1) * per).min(codes.len()), &mut block);
     let raw = match stream {
         0 => pack_wdl(&block),
         _ => depth_bytes(&block, limit),
