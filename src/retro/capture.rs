@@ -1,7 +1,7 @@
 //! Capture positions, valued from the smaller tables: every chain and stopping
 //! point, the reads batched so that their cache misses overlap.
 
-use crate::board::Board;
+use crate::board::{Board, Images};
 use crate::limit::Limited;
 use crate::movegen::each_capture_result;
 use crate::table::{Decoded, code_wdl, limited_code};
@@ -47,12 +47,14 @@ impl<'d> CaptureBatch<'d> {
     /// Values the capture position `(us, them)` at `cell`: at once if a capture takes
     /// the last stone, else once its results are read (by `flush`). `deps[k]` is the
     /// table of the opponent to move with `k` stones left.
-    /// `caps` are the capturers of `us`, found by the caller.
+    /// `caps` are the capturers of `us`, found by the caller, and `us_images` the
+    /// images of `us` (`Board::images`), which a class's entries share.
     pub(super) fn push(
         &mut self,
         board: &Board,
         caps: u64,
         (us, them): (u64, u64),
+        us_images: &Images,
         cell: usize,
         deps: &[Option<&'d Decoded>],
     ) -> Option<u16> {
@@ -61,7 +63,7 @@ impl<'d> CaptureBatch<'d> {
         let (start, mut last_stone) = (self.lookups.len(), false);
         // A result moves one stone and takes a few: the images of its sets, which
         // indexing compares, come from these by look-ups.
-        let (us_images, them_images) = (board.images(us), board.images(them));
+        let them_images = board.images(them);
         each_capture_result(board, caps, us, them, |u, t| {
             if t == 0 {
                 last_stone = true;

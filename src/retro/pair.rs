@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::checkpoint::{self as pair_checkpoint, Resume};
 use crate::board::Board;
-use crate::board::bits;
+use crate::board::{Images, bits};
 use crate::depths::DepthHistogram;
 use crate::index::{Indexer, Signature};
 use crate::movegen::{
@@ -426,19 +426,21 @@ impl Pair {
                             self.set_high(t, c * CHUNK + cell, code);
                         };
                         // Only classes with a symmetric stone set hold redundant entries.
-                        let mut class = (u64::MAX, None);
+                        // A class shares `us`, and so its images.
+                        let mut class = (u64::MAX, None, Images([0; 8]));
                         side.walk(first, chunk.len() as u64, |index, us, them| {
                             let cell = (index - first) as usize;
                             let c = index / side.per_class();
                             if class.0 != c {
                                 let symmetry = side.class_symmetry(c);
-                                class = (c, (!symmetry.is_trivial()).then_some(symmetry));
+                                let images = board.images(us);
+                                class = (c, (!symmetry.is_trivial()).then_some(symmetry), images);
                             }
                             if class.1.is_some_and(|s| s.weight(them) == 0) {
                                 chunk[cell].store(REDUNDANT, Relaxed);
                             } else if !vela && let caps @ 1.. = capturers(board, us, them) {
                                 if let Some(code) =
-                                    batch.push(board, caps, (us, them), cell, &side_deps)
+                                    batch.push(board, caps, (us, them), &class.2, cell, &side_deps)
                                 {
                                     decided(cell, code);
                                 } else if batch.full() {
@@ -630,6 +632,7 @@ impl Pair {
                 || (false, Vec::new(), Vec::new(), Vec::new(), Vec::new()),
                 |(mut any, mut remote, mut preds, mut pending, mut hits), (c, chunk)| {
                     let first = self.first[t] + (c * CHUNK) as u64;
+                    let mut mine = (0, Images([0; 8]));
                     for (k, block) in chunk.chunks(MARK).enumerate() {
                         // Only the blocks marked with this depth hold its entries.
                         if self.marks[t][c * (CHUNK / MARK) + k].load(Relaxed) & bit == 0 {
@@ -660,7 +663,11 @@ impl Pair {
                                 None => side.unrank(index),
                             };
                             at = Some((index, (us, them)));
-                            unmoves(board, us, them, prev, free, &mut preds);
+                            // Entries of a class share `us`, and so its images.
+                            if mine.0 != us {
+                                mine = (us, board.images(us));
+                            }
+                            unmoves(board, (us, &mine.1), them, prev, free, &mut preds);
                             // The predecessors are scattered over the other side's
                             // states: each is a cache miss, and the locked update of
                             // `notify` would wait for them one by one. So they are
@@ -800,8 +807,9 @@ fn decode(deep: u16, low: u8, high: impl FnOnce() -> u8) -> u16 {
 }
 
 /// The distinct table entries of the paika predecessors of `(us, them)` (the side
-/// `them` moved last), in no particular order, keeping only those that had no
-/// capture, unless `them` plays vela there (`vela`: every step is its move).
+/// `them` moved last; `us` comes with its images, `Board::images`), in no particular
+/// order, keeping only those that had no capture, unless `them` plays vela there
+/// (`vela`: every step is its move).
 ///
 /// A predecessor has the stone of `q` back on an empty neighbour `p`. Whether it
 /// had a capture is found from one look at the board with `q` lifted (every
@@ -810,7 +818,7 @@ fn decode(deep: u16, low: u8, high: impl FnOnce() -> u8) -> u16 {
 /// landing, need a look of their own.
 pub(super) fn unmoves(
     board: &Board,
-    us: u64,
+    (us, us_images): (u64, &Images),
     them: u64,
     prev: &Indexer,
     vela: bool,
@@ -826,7 +834,7 @@ pub(super) fn unmoves(
     };
     // The predecessors' sets differ from `them` by a point or two: their images
     // under the symmetries, which indexing compares, come from these by look-ups.
-    let (us_images, them_images) = (board.images(us), board.images(them));
+    let them_images = board.images(them);
     for q in bits(them) {
         let lifted = them ^ (1 << q);
         let lifted_images = them_images.toggled(board, q);
@@ -848,7 +856,7 @@ pub(super) fn unmoves(
                 || others & !near != 0
                 || bits(others & near).any(|s| can_capture_from(board, s, open & !p_bit, us));
             if !captured {
-                out.push(prev.index_images(&lifted_images.toggled(board, p), &us_images));
+                out.push(prev.index_images(&lifted_images.toggled(board, p), us_images));
             }
         }
     }
@@ -1002,7 +1010,7 @@ mod tests {
             let them = pick(us, n_them);
             let prev = Indexer::new(board, Signature::new(n_them as u8, n_us as u8));
             let mut fast = Vec::new();
-            unmoves(board, us, them, &prev, vela, &mut fast);
+            unmoves(board, (us, &board.images(us)), them, &prev, vela, &mut fast);
             fast.sort_unstable();
             prop_assert_eq!(fast, unmoves_reference(board, us, them, &prev, vela));
         }
@@ -1067,7 +1075,7 @@ mod tests {
                 symmetric += board.is_fixed_by_a_symmetry(us) as u32;
                 for them in (0..binom(n - k, m)).map(|r| unrank_in(r, m, us, n)) {
                     for vela in [false, true] {
-                        unmoves(board, us, them, &prev, vela, &mut fast);
+                        unmoves(board, (us, &board.images(us)), them, &prev, vela, &mut fast);
                         fast.sort_unstable();
                         assert_eq!(fast, unmoves_reference(board, us, them, &prev, vela));
                     }
