@@ -14,23 +14,15 @@ sig=${3:?usage}
 tables=$(realpath "${4:?usage}")
 rounds=${5:-3}
 threads=${6:-1}
-us=${sig%v*} them=${sig#*v}
 work=$(mktemp -d /tmp/fanotb-pair.XXXX)
 trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/pair-dirs.sh"
 
-fresh() { # dir: the smaller tables linked in, the pair absent
-  rm -rf "$1"
-  mkdir -p "$1/9x5"
-  for f in "$tables"/9x5/*.fntb "$tables"/9x5/*.depths "$tables"/9x5/*.classes; do
-    case $(basename "${f%.*}") in "${us}v$them" | "${them}v$us") continue ;; esac
-    ln -s "$f" "$1/9x5/"
-  done
-}
 declare -A secs peak wall
 for r in $(seq "$rounds"); do
   for which in old new; do
     bin=${!which}
-    fresh "$work/$which"
+    pair_dir "$work/$which" "$tables" "$sig"
     start=$(date +%s.%N)
     out=$("$bin" generate --board tsivy --signature "$sig" --threads "$threads" \
       --dir "$work/$which" 2>/dev/null)
@@ -52,11 +44,4 @@ w=$(echo "${wall[new]}" | median)
 printf 'wall old %8.2f s  new %8.2f s  new/old %.3f   (old: %s| new: %s)\n' \
   "$o" "$w" "$(echo "$w / $o" | bc -l)" "${wall[old]}" "${wall[new]}"
 echo "peak  old: ${peak[old]}| new: ${peak[new]}"
-for s in "${us}v$them" "${them}v$us"; do
-  if cmp -s "$work/old/9x5/$s.fntb" "$work/new/9x5/$s.fntb"; then
-    echo "$s: the same bytes"
-  else
-    echo "$s: DIFFERENT bytes"
-    exit 1
-  fi
-done
+pair_same "$work/old" "$work/new" "$sig"

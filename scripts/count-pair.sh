@@ -10,17 +10,13 @@ old=${1:?usage: scripts/count-pair.sh OLD NEW SIG TABLES}
 new=${2:?usage}
 sig=${3:?usage}
 tables=$(realpath "${4:?usage}")
-us=${sig%v*} them=${sig#*v}
 work=$(mktemp -d /tmp/fanotb-count.XXXX)
 trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/pair-dirs.sh"
 
 declare -A count
 for which in old new; do
-  mkdir -p "$work/$which/9x5"
-  for f in "$tables"/9x5/*.fntb "$tables"/9x5/*.depths "$tables"/9x5/*.classes; do
-    case $(basename "${f%.*}") in "${us}v$them" | "${them}v$us") continue ;; esac
-    ln -s "$f" "$work/$which/9x5/"
-  done
+  pair_dir "$work/$which" "$tables" "$sig"
   valgrind --tool=callgrind --callgrind-out-file="$work/$which.out" \
     "${!which}" generate --board tsivy --signature "$sig" --threads 1 \
     --dir "$work/$which" >/dev/null 2>"$work/$which.log"
@@ -29,12 +25,4 @@ done
 awk -v o="${count[old]}" -v n="${count[new]}" -v s="$sig" 'BEGIN {
   printf "pair %s, one thread: old %.3f, new %.3f billion instructions, new/old %.4f\n",
     s, o / 1e9, n / 1e9, n / o }'
-sides=("${us}v$them")
-[ "$us" = "$them" ] || sides+=("${them}v$us")
-for t in "${sides[@]}"; do
-  for ext in fntb depths; do
-    f=9x5/$t.$ext
-    [ -e "$work/old/$f" ] || continue
-    if cmp -s "$work/old/$f" "$work/new/$f"; then echo "$f: the same bytes"; else echo "$f: DIFFERENT"; fi
-  done
-done
+pair_same "$work/old" "$work/new" "$sig"
