@@ -845,12 +845,10 @@ pub(super) fn unmoves(
             before | capture_points_onto(board, q, us)
         };
         let others = lifted & points;
-        for &to in board.neighbour_bits(q) {
-            let p_bit = to & empty;
-            if p_bit == 0 {
-                continue;
-            }
-            let p = p_bit.trailing_zeros() as u8;
+        // The empty neighbours only: a loop over the eight directions skipping the
+        // occupied ones mispredicted its skips.
+        for p in bits(board.neighbours(q) & empty) {
+            let p_bit = 1u64 << p;
             let near = board.neighbours(p);
             let captured = p_bit & points != 0
                 || others & !near != 0
