@@ -142,14 +142,15 @@ pub(super) fn best_of(children: impl Iterator<Item = u16>) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::best_of;
-    use crate::table::code_outcome;
+    use crate::table::{BLESSED, CURSED, code_outcome};
     use crate::value::Outcome;
 
     /// The generator's rule on storage codes is the value rule on outcomes: every
-    /// list of up to three successor codes (draw, losses and wins in 0 to 10 plies).
+    /// list of up to three successor codes (draw, losses and wins in 0 to 10 plies,
+    /// the rule-aware draws that are cursed wins and blessed losses).
     #[test]
     fn best_of_codes_is_the_value_rule() {
-        let codes: Vec<u16> = (0..12).collect();
+        let codes: Vec<u16> = (0..12).chain([BLESSED, CURSED]).collect();
         let mut lists: Vec<Vec<u16>> = vec![vec![]];
         for _ in 0..3 {
             let longer: Vec<Vec<u16>> = lists
@@ -159,7 +160,7 @@ mod tests {
                 .collect();
             lists.extend(longer);
         }
-        assert_eq!(lists.len(), 1 + 12 + 144 + 1728);
+        assert_eq!(lists.len(), 1 + 14 + 196 + 2744);
         for l in lists {
             let fast = code_outcome(best_of(l.iter().copied()));
             let reference = Outcome::from_successors(l.iter().map(|&c| code_outcome(c)));

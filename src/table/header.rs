@@ -134,32 +134,38 @@ pub(crate) fn fold_weighted<A: Send>(
     let first_class = first / per_class as u64;
     let full = side.board().symmetries().len() as u64;
     let len = codes.len();
+    // Entries decoded a piece at a time (`Codes::codes_into`), into a buffer that a
+    // fold keeps: one decode loop instead of one call an entry.
+    const PIECE: usize = 1 << 16;
     (0..len.div_ceil(per_class))
         .into_par_iter()
         // A class a piece: no large piece left to one thread at the end.
         .with_max_len(1)
-        .fold(&init, |mut acc, c| {
-            let class = first_class + c as u64;
-            let first = class * per_class as u64;
-            let count = (per_class.min(len - c * per_class)) as u64;
-            let symmetry = side.class_symmetry(class);
-            if symmetry.is_trivial() {
-                for index in first..first + count {
-                    add(
-                        &mut acc,
-                        index,
-                        full,
-                        codes.code(c * per_class + (index - first) as usize),
-                    );
+        .fold(
+            || (init(), Vec::new()),
+            |(mut acc, mut piece), c| {
+                let class = first_class + c as u64;
+                let first = class * per_class as u64;
+                let at = c * per_class;
+                let count = per_class.min(len - at);
+                let symmetry = side.class_symmetry(class);
+                if symmetry.is_trivial() {
+                    for start in (0..count).step_by(PIECE) {
+                        codes.codes_into(at + start..at + count.min(start + PIECE), &mut piece);
+                        for (index, &code) in (first + start as u64..).zip(&piece) {
+                            add(&mut acc, index, full, code);
+                        }
+                    }
+                } else {
+                    side.walk(first, count as u64, |index, _, them| {
+                        let i = at + (index - first) as usize;
+                        add(&mut acc, index, symmetry.weight(them), codes.code(i));
+                    });
                 }
-            } else {
-                side.walk(first, count, |index, _, them| {
-                    let i = c * per_class + (index - first) as usize;
-                    add(&mut acc, index, symmetry.weight(them), codes.code(i));
-                });
-            }
-            acc
-        })
+                (acc, piece)
+            },
+        )
+        .map(|(acc, _)| acc)
         .reduce(&init, &merge)
 }
 
