@@ -845,8 +845,8 @@ pub(super) fn unmoves(
             before | capture_points_onto(board, q, us)
         };
         let others = lifted & points;
-        // The empty neighbours only: a loop over the eight directions skipping the
-        // occupied ones mispredicted its skips.
+        // The empty neighbours only, taken as a set: fewer instructions than testing
+        // each of the eight directions (callgrind).
         for p in bits(board.neighbours(q) & empty) {
             let p_bit = 1u64 << p;
             let near = board.neighbours(p);
