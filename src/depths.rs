@@ -12,11 +12,12 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::board::Board;
 use crate::index::{Indexer, Signature};
-use crate::limit::Limit;
+use crate::limit::{Limit, Limited};
 use crate::table::{
     Codes, Stats, Table, TableError, TableKind, code_depth, code_limited, fold_weighted,
+    limited_code, outcome_code,
 };
-use crate::value::Wdl;
+use crate::value::{Outcome, Wdl};
 
 /// Placements by depth, each entry weighted by its symmetry orbit as the header's
 /// counts are. `wins[d]` are won in d plies and `losses[d]` lost in d plies; in a
@@ -110,6 +111,22 @@ impl DepthHistogram {
     /// The deepest depth with a win or a loss (0 for none).
     pub fn max_depth(&self) -> usize {
         self.wins.len().max(self.losses.len()).saturating_sub(1)
+    }
+
+    /// The largest code of a decided entry counted (0 for none), in a table of
+    /// `limit`: the inverse of `add`, so that a sidecar tells how deep the table's
+    /// codes go without decoding it.
+    pub(crate) fn max_code(&self, limit: Option<Limit>) -> u16 {
+        let deepest = |v: &[u64]| v.iter().rposition(|&n| n > 0);
+        let code = |d: usize, win: bool| match (limit, win) {
+            (None, true) => outcome_code(Outcome::Win(d as u32)),
+            (None, false) => outcome_code(Outcome::Loss(d as u32)),
+            (Some(_), true) => limited_code(Limited::Win(d as u32)),
+            (Some(_), false) => limited_code(Limited::Loss(d as u32)),
+        };
+        let wins = deepest(&self.wins).map_or(0, |d| code(d, true));
+        let losses = deepest(&self.losses).map_or(0, |d| code(d, false));
+        wins.max(losses)
     }
 
     /// Whether the counts add up to the header's wins and losses.
@@ -250,6 +267,25 @@ pub(crate) fn read_sidecar(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_code_gives_back_the_deepest_code_counted() {
+        for limit in [None, Some(Limit::new(60).unwrap())] {
+            let codes = (0..2_000).chain(0xfff0..=u16::MAX);
+            let mut all = DepthHistogram::default();
+            let mut deepest = 0;
+            for code in codes {
+                let mut h = DepthHistogram::default();
+                h.add(1, code, limit);
+                let decided = code != 0 && code < crate::table::BLESSED;
+                assert_eq!(h.max_code(limit), if decided { code } else { 0 }, "{code}");
+                all = all.merge(h);
+                deepest = deepest.max(if decided { code } else { 0 });
+                assert_eq!(all.max_code(limit), deepest, "{code} {limit:?}");
+            }
+        }
+        assert_eq!(DepthHistogram::default().max_code(None), 0);
+    }
 
     #[test]
     fn a_sidecar_reads_back_only_for_its_own_table() {

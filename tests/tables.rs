@@ -447,6 +447,41 @@ fn the_build_plan_counts_what_generate_builds() {
 }
 
 #[test]
+fn the_plan_counts_deep_bytes_only_where_the_smaller_tables_may_need_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::get(5, 3).unwrap();
+    generate(
+        dir.path(),
+        board,
+        &Signature::all_up_to(4),
+        &Options::default(),
+        |_| {},
+    )
+    .unwrap();
+    let targets = ["2v3".parse().unwrap(), "1v4".parse().unwrap()];
+    let plan = || fanotb::plan_build(dir.path(), board, &targets, TableKind::Plain).unwrap();
+    // The 4-stone tables' sidecars show no code that deep: the plan counts no deep
+    // bytes while they are held.
+    let known = plan();
+    let mut removed = 0;
+    for entry in std::fs::read_dir(dir.path().join("5x3")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "depths") {
+            std::fs::remove_file(path).unwrap();
+            removed += 1;
+        }
+    }
+    assert_eq!(removed, 6);
+    // Without them the depths are unknown: the worst case, a deep byte an entry more.
+    let unknown = plan();
+    assert_eq!(known.pairs, unknown.pairs);
+    assert!(
+        unknown.peak_bytes > known.peak_bytes,
+        "{known:?} {unknown:?}"
+    );
+}
+
+#[test]
 fn a_checkpoint_that_cannot_be_saved_does_not_stop_the_build() {
     let board = Board::tsivy();
     let dir = common::tables(board, 4);

@@ -50,7 +50,7 @@ const UNDECIDED: u8 = 0x80;
 /// is the code. Plain tables rarely go that deep (4v4 does, to 137 plies), so the deep
 /// bytes are allocated for a side only when it first needs them, and then only the
 /// pages written take memory.
-const DEEP: u16 = 0x7d;
+pub(super) const DEEP: u16 = 0x7d;
 
 pub(super) type Solved = (Indexer, Narrow, Stats, DepthHistogram);
 
@@ -79,11 +79,9 @@ pub(super) fn solve_pair(
     // written by stage 1 when a capture leads to a code from `deep` on.
     let deep_early = pair.high.iter().any(|h| h.get().is_some())
         || (resumed.is_none()
-            && deps.values().any(|d| {
-                d.codes
-                    .par_iter()
-                    .any(|&c| c >= pair.deep.saturating_sub(1) && c < BLESSED)
-            }));
+            && deps
+                .values()
+                .any(|d| d.codes.par_iter().any(|&c| writes_deep_early(pair.deep, c))));
     let bound = memory_bound(
         &pair.sides.iter().map(Indexer::size).collect::<Vec<_>>(),
         pair.sides.iter().map(Indexer::heap_bytes).sum(),
@@ -928,6 +926,12 @@ pub(crate) fn members(key: Signature) -> Vec<Signature> {
     } else {
         vec![key, key.flipped()]
     }
+}
+
+/// Whether stage 1 writes a deep byte (code `deep` on) when a capture leads to a
+/// smaller table's `code`: its winner's code is one more.
+pub(super) fn writes_deep_early(deep: u16, code: u16) -> bool {
+    code >= deep.saturating_sub(1) && code < BLESSED
 }
 
 /// The most working memory building a pair takes, by construction, from its sides'

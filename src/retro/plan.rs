@@ -10,9 +10,9 @@ use crate::table::{TableFile, TableKind, table_path};
 
 use super::checkpoint;
 use super::options::{BuildPlan, GenerateError, TableReport};
-use super::pair::{members, memory_bound};
+use super::pair::{DEEP, members, memory_bound, writes_deep_early};
 use super::smaller::capture_deps;
-use crate::depths::histogram;
+use crate::depths::{histogram, read_sidecar};
 use crate::table::Table;
 
 /// Every signature pair of `kind` needed for `targets`, in build order: fewest
@@ -108,19 +108,19 @@ pub fn plan_build(
                 });
             }
         }
-        let deps: u64 = sigs
+        let deps: BTreeSet<(Signature, TableKind)> = sigs
             .iter()
             .flat_map(|&s| capture_deps(board, kind, s))
-            .map(|(d, _)| d)
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .map(|d| 2 * entries(d) + indexer(d))
-            .sum();
+            .collect();
+        let dep_bytes = deps.iter().map(|&(d, _)| 2 * entries(d) + indexer(d)).sum();
+        // Deep bytes beside the smaller tables unless their sidecars rule them out
+        // (a checkpoint may hold them too).
+        let deep_early = checkpoint::path(dir, board, kind, key).exists()
+            || !deps.iter().all(|&(d, k)| shallow(dir, board, k, d));
         let sizes: Vec<u64> = sigs.iter().map(|&s| entries(s)).collect();
         let indexers = sigs.iter().map(|&s| indexer(s)).sum();
-        // The smaller tables' depths are not known here: the worst case, deep bytes
-        // beside them.
-        let bytes = memory_bound(&sizes, indexers, deps, kind.limit().is_some(), true);
+        let limited = kind.limit().is_some();
+        let bytes = memory_bound(&sizes, indexers, dep_bytes, limited, deep_early);
         let positions: u64 = sigs.iter().map(|&s| s.placements(board)).sum();
         plan.pairs.push(key);
         plan.positions += positions;
@@ -133,6 +133,24 @@ pub fn plan_build(
         plan.thread_seconds += positions as f64 / 5e6;
     }
     Ok(plan)
+}
+
+/// Whether a smaller table is on disk with a sound depth sidecar whose codes make
+/// stage 1 write no deep byte. Not when that is unknown (not built yet, no sidecar):
+/// decoding the table to find out is more than a plan should cost.
+fn shallow(dir: &Path, board: &'static Board, kind: TableKind, sig: Signature) -> bool {
+    let Ok(t) = TableFile::open(&table_path(dir, board, kind, sig), board, kind, sig) else {
+        return false;
+    };
+    let h = read_sidecar(
+        t.path(),
+        board,
+        sig,
+        kind,
+        t.file_checksum(),
+        &t.header().stats,
+    );
+    h.is_some_and(|h| !writes_deep_early(DEEP, h.max_code(kind.limit())))
 }
 
 /// A complete, valid table already on disk (checksums verified), with its depth
