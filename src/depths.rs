@@ -14,7 +14,7 @@ use crate::board::Board;
 use crate::index::{Indexer, Signature};
 use crate::limit::{Limit, Limited};
 use crate::table::{
-    Codes, Stats, Table, TableError, TableKind, code_depth, code_limited, fold_weighted,
+    BLESSED, Codes, Stats, Table, TableError, TableKind, code_depth, code_limited, fold_weighted,
     limited_code, outcome_code,
 };
 use crate::value::{Outcome, Wdl};
@@ -115,14 +115,24 @@ impl DepthHistogram {
 
     /// The largest code of a decided entry counted (0 for none), in a table of
     /// `limit`: the inverse of `add`, so that a sidecar tells how deep the table's
-    /// codes go without decoding it.
+    /// codes go without decoding it. A depth beyond the codes' range (only a crafted
+    /// sidecar holds one) gives the deepest decided code.
     pub(crate) fn max_code(&self, limit: Option<Limit>) -> u16 {
         let deepest = |v: &[u64]| v.iter().rposition(|&n| n > 0);
-        let code = |d: usize, win: bool| match (limit, win) {
-            (None, true) => outcome_code(Outcome::Win(d as u32)),
-            (None, false) => outcome_code(Outcome::Loss(d as u32)),
-            (Some(_), true) => limited_code(Limited::Win(d as u32)),
-            (Some(_), false) => limited_code(Limited::Loss(d as u32)),
+        let code = |d: usize, win: bool| {
+            // Depths that still fit a `u16` code, which then stops below `BLESSED`.
+            let top = match limit {
+                None => BLESSED - 2,
+                Some(_) => (BLESSED - 2) / 2,
+            };
+            let d = d.min(top as usize) as u32;
+            let code = match (limit, win) {
+                (None, true) => outcome_code(Outcome::Win(d)),
+                (None, false) => outcome_code(Outcome::Loss(d)),
+                (Some(_), true) => limited_code(Limited::Win(d)),
+                (Some(_), false) => limited_code(Limited::Loss(d)),
+            };
+            code.min(BLESSED - 1)
         };
         let wins = deepest(&self.wins).map_or(0, |d| code(d, true));
         let losses = deepest(&self.losses).map_or(0, |d| code(d, false));
@@ -277,7 +287,7 @@ mod tests {
             for code in codes {
                 let mut h = DepthHistogram::default();
                 h.add(1, code, limit);
-                let decided = code != 0 && code < crate::table::BLESSED;
+                let decided = code != 0 && code < BLESSED;
                 assert_eq!(h.max_code(limit), if decided { code } else { 0 }, "{code}");
                 all = all.merge(h);
                 deepest = deepest.max(if decided { code } else { 0 });
@@ -285,6 +295,18 @@ mod tests {
             }
         }
         assert_eq!(DepthHistogram::default().max_code(None), 0);
+        // A crafted sidecar's depth beyond the codes: the deepest decided code, never
+        // one that wraps round to a shallow one or reads as a draw.
+        let far = |d: usize| DepthHistogram {
+            wins: (0..=d).map(|i| u64::from(i == d)).collect(),
+            losses: Vec::new(),
+        };
+        assert_eq!(far(65_532).max_code(None), BLESSED - 1);
+        assert_eq!(far(70_000).max_code(None), BLESSED - 1);
+        let limit = Some(Limit::new(60).unwrap());
+        assert_eq!(far(32_765).max_code(limit), BLESSED - 2);
+        assert_eq!(far(32_766).max_code(limit), BLESSED - 1);
+        assert_eq!(far(40_000).max_code(limit), BLESSED - 1);
     }
 
     #[test]

@@ -116,7 +116,7 @@ pub fn plan_build(
         // Deep bytes beside the smaller tables unless their sidecars rule them out
         // (a checkpoint may hold them too).
         let deep_early = checkpoint::path(dir, board, kind, key).exists()
-            || !deps.iter().all(|&(d, k)| shallow(dir, board, k, d));
+            || !deps.iter().all(|&(d, k)| shallow(dir, board, k, d, DEEP));
         let sizes: Vec<u64> = sigs.iter().map(|&s| entries(s)).collect();
         let indexers = sigs.iter().map(|&s| indexer(s)).sum();
         let limited = kind.limit().is_some();
@@ -136,9 +136,10 @@ pub fn plan_build(
 }
 
 /// Whether a smaller table is on disk with a sound depth sidecar whose codes make
-/// stage 1 write no deep byte. Not when that is unknown (not built yet, no sidecar):
-/// decoding the table to find out is more than a plan should cost.
-fn shallow(dir: &Path, board: &'static Board, kind: TableKind, sig: Signature) -> bool {
+/// stage 1 write no deep byte (from code `deep` on). Not when that is unknown (not
+/// built yet, no sidecar): decoding the table to find out is more than a plan
+/// should cost.
+fn shallow(dir: &Path, board: &'static Board, kind: TableKind, sig: Signature, deep: u16) -> bool {
     let Ok(t) = TableFile::open(&table_path(dir, board, kind, sig), board, kind, sig) else {
         return false;
     };
@@ -150,7 +151,7 @@ fn shallow(dir: &Path, board: &'static Board, kind: TableKind, sig: Signature) -
         t.file_checksum(),
         &t.header().stats,
     );
-    h.is_some_and(|h| !writes_deep_early(DEEP, h.max_code(kind.limit())))
+    h.is_some_and(|h| !writes_deep_early(deep, h.max_code(kind.limit())))
 }
 
 /// A complete, valid table already on disk (checksums verified), with its depth
@@ -203,4 +204,44 @@ pub(crate) fn skipped_reports(
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limit::Limit;
+    use crate::retro::{Options, generate};
+    use crate::table::BLESSED;
+
+    /// The plan's reading of a sidecar says what the generator's test of the decoded
+    /// codes says, at every threshold up to past the deepest code, plain and
+    /// rule-aware; without the sidecar, nothing is known.
+    #[test]
+    fn a_sidecar_tells_what_the_decoded_codes_tell() {
+        let dir = tempfile::tempdir().unwrap();
+        let board = Board::get(5, 3).unwrap();
+        let sigs = Signature::all_up_to(4);
+        for kind in [TableKind::Plain, TableKind::Limit(Limit::new(60).unwrap())] {
+            let opts = Options {
+                kind,
+                ..Options::default()
+            };
+            generate(dir.path(), board, &sigs, &opts, |_| {}).unwrap();
+            for &sig in &sigs {
+                let table = Table::open(dir.path(), board, kind, sig).unwrap();
+                let codes = table.file.read_all().unwrap();
+                let max = codes.iter().filter(|&&c| c < BLESSED).max().copied();
+                for deep in 0..=max.unwrap_or(0) + 2 {
+                    let deep_early = codes.iter().any(|&c| writes_deep_early(deep, c));
+                    let known = shallow(dir.path(), board, kind, sig, deep);
+                    assert_eq!(known, !deep_early, "{kind:?} {sig} from {deep}");
+                }
+            }
+        }
+        let sig = sigs[0];
+        let path = table_path(dir.path(), board, TableKind::Plain, sig);
+        assert!(shallow(dir.path(), board, TableKind::Plain, sig, u16::MAX));
+        std::fs::remove_file(crate::depths::sidecar_path(&path)).unwrap();
+        assert!(!shallow(dir.path(), board, TableKind::Plain, sig, u16::MAX));
+    }
 }
