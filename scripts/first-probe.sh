@@ -15,9 +15,13 @@ median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 declare -A secs=([old]="" [new]="") kib=([old]="" [new]="")
 for _ in $(seq "$rounds"); do
   for which in old new; do
-    out=$( { /usr/bin/time -f '%e %M' "${!which}" probe "$pos" --dir "$dir" >/dev/null; } 2>&1 | tail -1)
-    secs[$which]+="${out% *} "
-    kib[$which]+="${out#* } "
+    # Wall time from bash's microsecond clock (time's %e counts hundredths), the
+    # peak from time's %M.
+    t0=$EPOCHREALTIME
+    out=$( { /usr/bin/time -f '%M' "${!which}" probe "$pos" --dir "$dir" >/dev/null; } 2>&1 | tail -1)
+    t1=$EPOCHREALTIME
+    secs[$which]+="$(echo "$t0 $t1" | awk '{printf "%.4f", $2 - $1}') "
+    kib[$which]+="$out "
   done
 done
 for which in old new; do
