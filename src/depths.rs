@@ -119,13 +119,13 @@ impl DepthHistogram {
     /// sidecar holds one) gives the deepest decided code.
     pub(crate) fn max_code(&self, limit: Option<Limit>) -> u16 {
         let deepest = |v: &[u64]| v.iter().rposition(|&n| n > 0);
+        // Depths that still fit a `u16` code, which then stops below `BLESSED`.
+        let top = match limit {
+            None => BLESSED - 2,
+            Some(_) => (BLESSED - 2) / 2,
+        } as usize;
         let code = |d: usize, win: bool| {
-            // Depths that still fit a `u16` code, which then stops below `BLESSED`.
-            let top = match limit {
-                None => BLESSED - 2,
-                Some(_) => (BLESSED - 2) / 2,
-            };
-            let d = d.min(top as usize) as u32;
+            let d = d.min(top) as u32;
             let code = match (limit, win) {
                 (None, true) => outcome_code(Outcome::Win(d)),
                 (None, false) => outcome_code(Outcome::Loss(d)),
