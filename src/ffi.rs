@@ -15,13 +15,13 @@ use std::sync::atomic::{
     Ordering::{AcqRel, Acquire, Relaxed},
 };
 
-use crate::board::Board;
-use crate::position::{Color, Position};
 use crate::probe::{ProbeError, Tablebase, Value};
 use crate::rules::Rules;
+use crate::rules::board::Board;
+use crate::rules::position::{Color, Position};
+use crate::rules::value::Wdl;
+use crate::rules::vela::Vela;
 use crate::table::TableError;
-use crate::value::Wdl;
-use crate::vela::Vela;
 
 /// Success.
 pub const FANOTB_OK: c_int = 0;

@@ -191,81 +191,67 @@
 
 // The modules are private: the public API is the re-export block below, so that
 // internal reshaping never breaks an engine that links fanotb.
-mod analysis;
-mod board;
-mod bytes;
 mod certificate;
 mod check;
-mod depths;
-mod durable;
-mod game;
+mod files;
+mod games;
 mod index;
-mod limit;
-mod manifest;
-mod movegen;
-mod perft;
-mod position;
 mod probe;
 mod proof;
-mod query;
-mod record;
+mod request;
 mod retro;
 mod rules;
-mod solve;
 mod sys;
 mod table;
-mod value;
-mod vela;
-mod verify;
 
 pub mod ffi;
 
-pub use analysis::{AnalysedMove, Analysis, AnalysisError, Mistake, analyse};
-pub use board::{Board, BoardError};
 pub use certificate::{
     Certificate, CertificateError, Claim, Entry, LemmaRef, Part, Proves, lemma_file_name,
 };
-pub use check::{
+pub use check::proof::{
     CheckError, CheckOptions, CheckReport, CheckSetReport, DEFAULT_CACHE_MIB, check_proof,
     check_proofs,
 };
-pub use depths::DepthHistogram;
-pub use durable::LockError;
-pub use game::{End, Game, GameError, GameResult};
+pub use check::tables::{VerifyReport, verify};
+pub use files::durable::LockError;
+pub use games::analysis::{AnalysedMove, Analysis, AnalysisError, Mistake, analyse};
+pub use games::game::{End, Game, GameError, GameResult};
+pub use games::record::{Record, RecordError};
+pub use games::solve::{SMALL_BOARDS, SearchResult, Solution, SolveError, published, solve};
 pub use index::{Signature, SignatureError};
-pub use limit::{Limit, LimitError, Limited};
-pub use manifest::{Difference, Manifest, ManifestCheck, ManifestEntry, ManifestError};
-pub use movegen::{Capture, Move, MoveError, Step};
-pub use perft::{DivideLine, perft, perft_divide, perft_under};
-pub use position::{Color, Position, PositionError};
 pub use probe::{MoveValue, ProbeError, TableInfo, Tablebase, Value, best_count};
 pub use proof::{
     CheckpointError, CheckpointPlan, JobEvent, JobOptions, JobResult, JobsReport, Lemmas,
     LevelReport, Limits, ProveError, ProveOptions, Proved, SearchOutcome, SearchProgress,
     TreeOptions, TreeProgress, TreeReport, job_levels, prove, prove_jobs, prove_tree,
 };
-pub use query::{ChartQuery, GameQuery, MAX_POSITION_TEXT, PositionQuery, QueryError};
-pub use record::{Record, RecordError};
+pub use request::{ChartQuery, GameQuery, MAX_POSITION_TEXT, PositionQuery, QueryError};
 pub use retro::{BuildPlan, GenerateError, Observer, Options, TableReport, generate, plan_build};
 #[cfg(feature = "mpi")]
 pub use retro::{PairTraffic, TableSharing, generate_distributed};
+pub use rules::board::{Board, BoardError};
+pub use rules::limit::{Limit, LimitError, Limited};
+pub use rules::movegen::{Capture, Move, MoveError, Step};
+pub use rules::perft::{DivideLine, perft, perft_divide, perft_under};
+pub use rules::position::{Color, Position, PositionError};
+pub use rules::value::{Outcome, Wdl};
+pub use rules::vela::{Vela, VelaError};
 pub use rules::{Rules, RulesError};
-pub use solve::{SMALL_BOARDS, SearchResult, Solution, SolveError, published, solve};
 pub use sys::peak_rss;
+pub use table::depths::DepthHistogram;
+pub use table::manifest::{Difference, Manifest, ManifestCheck, ManifestEntry, ManifestError};
 pub use table::{Stats, TableError, TableKind};
-pub use value::{Outcome, Wdl};
-pub use vela::{Vela, VelaError};
-pub use verify::{VerifyReport, verify};
 
 /// Internals for fanotb's own tests and benches: the indexing scheme, the file
 /// writer, the in-memory value tables. Not part of the API; may change at any time.
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::board::bits;
     pub use crate::index::{Indexer, binom, rank_in, rank_set, unrank_in, unrank_set};
     pub use crate::probe::ValueTables;
     pub use crate::proof::needed_tables;
     pub use crate::retro::build_plan;
+    pub use crate::rules::board::bits;
     pub use crate::table::{TableFile, set_entry, table_path};
 }
 

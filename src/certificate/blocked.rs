@@ -17,8 +17,8 @@ use super::{
     Certificate, CertificateError, Claim, END_MAGIC, Entry, MAGIC, PayloadFields, parse_payload,
     position_key, put_position, put_u64,
 };
-use crate::bytes::{Reader, u32_at, u64_at};
-use crate::position::Position;
+use crate::files::bytes::{Reader, u32_at, u64_at};
+use crate::rules::position::Position;
 
 /// The blocked format's version number.
 pub(crate) const BLOCKED: u32 = 3;
@@ -69,7 +69,7 @@ pub(crate) struct Blocked {
 /// The ranks of a win proof's positions: 0 for a position whose moves leave the
 /// proof, else one more than the largest rank its moves reach inside it (Kahn's
 /// algorithm on the reversed graph). `None` if the proof has a cycle.
-fn win_ranks(entries: &[Entry], side: crate::position::Color) -> Option<Vec<u32>> {
+fn win_ranks(entries: &[Entry], side: crate::rules::position::Color) -> Option<Vec<u32>> {
     let index: HashMap<Position, usize> = entries
         .iter()
         .enumerate()
@@ -160,7 +160,7 @@ impl Certificate {
             }
         }
         v.extend_from_slice(&directory);
-        crate::bytes::seal(&mut v, &END_MAGIC);
+        crate::files::bytes::seal(&mut v, &END_MAGIC);
         Ok(v)
     }
 
@@ -172,7 +172,7 @@ impl Certificate {
     /// Those of `to_blocked_bytes`, and the file's.
     pub fn write_blocked(&self, path: &Path) -> Result<u64, CertificateError> {
         let bytes = self.to_blocked_bytes(BLOCK_POSITIONS)?;
-        crate::durable::replace_file(path, |f| f.write_all(&bytes))
+        crate::files::durable::replace_file(path, |f| f.write_all(&bytes))
             .map_err(CertificateError::io(path))?;
         Ok(bytes.len() as u64)
     }
@@ -478,10 +478,10 @@ impl<'a> BlockCache<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Board;
     use crate::certificate::Proves;
-    use crate::position::Color;
-    use crate::value::Wdl;
+    use crate::rules::board::Board;
+    use crate::rules::position::Color;
+    use crate::rules::value::Wdl;
 
     /// A made-up proof over no tables (its moves are not moves): enough to exercise
     /// the format, which checks no rules.

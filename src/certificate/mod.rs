@@ -10,11 +10,11 @@ mod blocked;
 
 pub(crate) use blocked::{BlockCache, Blocked};
 
-use crate::board::Board;
-use crate::bytes::{Reader, Unsealed, seal, u64_at, unseal};
+use crate::files::bytes::{Reader, Unsealed, seal, u64_at, unseal};
 use crate::index::Signature;
-use crate::position::{Color, Position};
-use crate::value::Wdl;
+use crate::rules::board::Board;
+use crate::rules::position::{Color, Position};
+use crate::rules::value::Wdl;
 
 pub(crate) const MAGIC: [u8; 8] = *b"FNPROOF\n";
 pub(crate) const END_MAGIC: [u8; 8] = *b"FNPREND\n";
@@ -353,7 +353,7 @@ impl Certificate {
             source,
         };
         let bytes = self.to_bytes();
-        crate::durable::replace_file(path, |f| f.write_all(&bytes)).map_err(io)?;
+        crate::files::durable::replace_file(path, |f| f.write_all(&bytes)).map_err(io)?;
         Ok(bytes.len() as u64)
     }
 
@@ -373,7 +373,7 @@ impl Certificate {
         };
         if !path.exists() {
             std::fs::create_dir_all(dir).map_err(io)?;
-            crate::durable::replace_file(&path, |f| f.write_all(&bytes)).map_err(io)?;
+            crate::files::durable::replace_file(&path, |f| f.write_all(&bytes)).map_err(io)?;
         }
         Ok(LemmaRef {
             position: self.root,
@@ -493,7 +493,7 @@ impl Certificate {
                 path: path.into(),
                 source,
             })?;
-        Ok((n == 12 && head[..8] == MAGIC).then(|| crate::bytes::u32_at(&head, 8)))
+        Ok((n == 12 && head[..8] == MAGIC).then(|| crate::files::bytes::u32_at(&head, 8)))
     }
 
     /// Parses and validates a certificate from its bytes, as `read` does; `path` is

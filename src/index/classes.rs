@@ -16,7 +16,7 @@ use memmap2::Mmap;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::{binom, next_colex};
-use crate::board::Board;
+use crate::rules::board::Board;
 
 const MAGIC: &[u8; 8] = b"FNCLASS1";
 /// Magic, board and stones, then the set, class and word counts.
@@ -121,7 +121,7 @@ impl ClassMap {
 
     /// Writes the table to `path`, whole or not at all.
     pub(crate) fn write(&self, path: &Path) -> std::io::Result<()> {
-        crate::durable::replace_file(path, |f| std::io::Write::write_all(f, self.as_bytes()))
+        crate::files::durable::replace_file(path, |f| std::io::Write::write_all(f, self.as_bytes()))
     }
 
     fn as_bytes(&self) -> &[u8] {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::bytes::{Hashing, unseal};
+use crate::files::bytes::{Hashing, unseal};
 
 const MAGIC: [u8; 8] = *b"FNCKPT1\n";
 
@@ -68,7 +68,7 @@ pub(super) fn save<'a>(
         path: path.into(),
         source,
     };
-    crate::durable::replace_file(path, |file| {
+    crate::files::durable::replace_file(path, |file| {
         let mut out = Hashing::new(BufWriter::new(file));
         out.write_all(&MAGIC)?;
         let mut z = zstd::Encoder::new(&mut out, 1)?;

@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::search::{Dfpn, Key, ProofGraph, settled, wins_for};
 use crate::certificate::{Claim, LemmaRef};
-use crate::position::{Color, Position};
+use crate::rules::position::{Color, Position};
 
 impl Dfpn<'_> {
     /// The certificate of the verdict at `root`, computed as a fixpoint over the

@@ -16,9 +16,9 @@ use super::prove::{ProveError, ProveOptions, certificate, on_workers, prepare_ta
 use super::search::{SEARCH_VERSION, search};
 use super::tsv::TsvLog;
 use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves};
-use crate::position::{Color, Position};
 use crate::probe::ValueTables;
-use crate::value::Wdl;
+use crate::rules::position::{Color, Position};
+use crate::rules::value::Wdl;
 
 /// How to split and run a proof.
 #[derive(Clone, Debug)]

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::search::Key;
-use crate::board::Board;
 use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves};
-use crate::position::{Color, Position};
+use crate::rules::board::Board;
+use crate::rules::position::{Color, Position};
 
 /// The lemmas of one board, by position.
 #[derive(Clone, Debug, Default)]

@@ -9,9 +9,9 @@ use super::checkpoint::CheckpointError;
 use super::lemmas::Lemmas;
 use super::search::{CheckpointPlan, Limits, ProofGraph, SearchOutcome, SearchProgress, search};
 use crate::certificate::{Certificate, Entry, Part, Proves};
-use crate::position::{Color, Position};
 use crate::probe::ValueTables;
-use crate::value::Wdl;
+use crate::rules::position::{Color, Position};
+use crate::rules::value::Wdl;
 
 /// Why `prove` could not answer.
 #[derive(Debug, thiserror::Error)]

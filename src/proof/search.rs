@@ -10,9 +10,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::checkpoint::{self, CheckpointError};
 use super::lemmas::Lemmas;
 use crate::certificate::Claim;
-use crate::position::{Color, Position};
 use crate::probe::ValueTables;
-use crate::value::Wdl;
+use crate::rules::position::{Color, Position};
+use crate::rules::value::Wdl;
 
 /// Proof and disproof numbers at or above this are infinite.
 pub(super) const INF: u32 = u32::MAX / 2;

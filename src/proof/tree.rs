@@ -22,8 +22,8 @@ use super::prove::{ProveError, ProveOptions, certificate, on_workers, prepare_ta
 use super::search::{INF, Limits, SEARCH_VERSION, add, search, settled, wins_for};
 use super::tsv::TsvLog;
 use crate::certificate::{Certificate, CertificateError, LemmaRef, Proves};
-use crate::position::{Color, Position};
 use crate::probe::ValueTables;
+use crate::rules::position::{Color, Position};
 
 /// How to grow a first-level tree.
 #[derive(Clone, Debug)]
@@ -678,7 +678,7 @@ mod tests {
 
     /// A node with children of these disproof numbers and repetitions, as `n`.
     fn with_children(kids: &[(u32, Option<usize>)]) -> Vec<Node> {
-        let pos = Position::start(crate::board::Board::get(5, 5).expect("dimy"));
+        let pos = Position::start(crate::rules::board::Board::get(5, 5).expect("dimy"));
         let node = |parent, dn, cycle| Node {
             pos,
             parent,

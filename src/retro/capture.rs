@@ -1,11 +1,11 @@
 //! Capture positions, valued from the smaller tables: every chain and stopping
 //! point, the reads batched so that their cache misses overlap.
 
-use crate::board::{Board, Images};
-use crate::limit::Limited;
-use crate::movegen::each_capture_result;
+use crate::rules::board::{Board, Images};
+use crate::rules::limit::Limited;
+use crate::rules::movegen::each_capture_result;
+use crate::rules::value::Wdl;
 use crate::table::{Decoded, code_wdl, limited_code};
-use crate::value::Wdl;
 
 /// Capture positions whose values wait for their results' codes: the reads from
 /// the large smaller tables are prefetched as they are found and read in one batch,
@@ -142,8 +142,8 @@ pub(super) fn best_of(children: impl Iterator<Item = u16>) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::best_of;
+    use crate::rules::value::Outcome;
     use crate::table::{BLESSED, CURSED, code_outcome};
-    use crate::value::Outcome;
 
     /// The generator's rule on storage codes is the value rule on outcomes: every
     /// list of up to three successor codes (draw, losses and wins in 0 to 10 plies,

@@ -26,10 +26,10 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::board::Board;
-use crate::bytes::{Hashing, Reader};
-use crate::durable::Unsynced;
+use crate::files::bytes::{Hashing, Reader};
+use crate::files::durable::Unsynced;
 use crate::index::Signature;
+use crate::rules::board::Board;
 use crate::table::{TableKind, tables_dir};
 
 const MAGIC: &[u8; 8] = b"FNPAIR2\n";
@@ -113,7 +113,7 @@ pub(crate) fn save(
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    crate::durable::write_unsynced(path, |file| {
+    crate::files::durable::write_unsynced(path, |file| {
         let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
         w.write_all(&prologue(id, at, &sizes))?;
         for side in states {
@@ -355,7 +355,7 @@ mod tests {
         let id2 = Identity { deps: &other, ..id };
         assert_eq!(load_into(&into, &id2), None);
         let id3 = Identity {
-            kind: TableKind::Limit(crate::limit::Limit::new(60).unwrap()),
+            kind: TableKind::Limit(crate::rules::limit::Limit::new(60).unwrap()),
             ..id
         };
         assert_eq!(load_into(&into, &id3), None);

@@ -25,11 +25,11 @@ use super::pair::members;
 use super::pair::{Exchange, Pair};
 use super::plan::{build_plan, plan_build, skipped_reports};
 use super::smaller::{capture_deps, load_smaller_tables};
-use crate::board::Board;
-use crate::depths::{DepthHistogram, write_sidecar};
-use crate::durable::{DirLock, remove_tmp_files};
+use crate::files::durable::{DirLock, remove_tmp_files};
 use crate::index::{Indexer, Signature};
+use crate::rules::board::Board;
 use crate::sys::{pair_peak, reset_peak_rss};
+use crate::table::depths::{DepthHistogram, write_sidecar};
 use crate::table::{
     BLOCK_ENTRIES, Codes, Decoded, Stats, TableError, TableKind, compress_blocks, table_path,
     tables_dir, write_blocks,

@@ -48,10 +48,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use self::checkpoint as pair_checkpoint;
-use crate::board::Board;
-use crate::depths::write_sidecar;
-use crate::durable::{DirLock, remove_tmp_files};
+use crate::files::durable::{DirLock, remove_tmp_files};
 use crate::index::Signature;
+use crate::rules::board::Board;
+use crate::table::depths::write_sidecar;
 use crate::table::{Codes, TableError, TableKind, table_path, tables_dir, write_table};
 
 use self::options::{Stage, check_targets, thread_count};

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::durable::LockError;
+use crate::files::durable::LockError;
 use crate::index::Signature;
-use crate::limit::Limit;
+use crate::rules::limit::Limit;
 use crate::table::{Stats, TableError, TableKind};
 
-use crate::board::Board;
+use crate::rules::board::Board;
 
 /// Why `generate` could not build the tables.
 #[derive(Debug, Error)]
@@ -290,8 +290,9 @@ pub(crate) fn check_targets(
     match targets.iter().find(|&&s| !kind.holds(board, s)) {
         Some(&sig) => Err(GenerateError::NotVela {
             sig,
-            floor: crate::vela::Vela::floor(board),
-            start: crate::vela::Vela::floor(board) + crate::vela::Vela::stones_to_lose(board),
+            floor: crate::rules::vela::Vela::floor(board),
+            start: crate::rules::vela::Vela::floor(board)
+                + crate::rules::vela::Vela::stones_to_lose(board),
             board: board.size_name(),
         }),
         None => Ok(()),

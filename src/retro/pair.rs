@@ -10,17 +10,17 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::checkpoint::{self as pair_checkpoint, Resume};
-use crate::board::Board;
-use crate::board::{Images, bits};
-use crate::depths::DepthHistogram;
 use crate::index::{Indexer, Signature};
-use crate::movegen::{
+use crate::rules::board::Board;
+use crate::rules::board::{Images, bits};
+use crate::rules::movegen::{
     can_capture_from, capture_points, capture_points_onto, capturers, for_each_paika, paika_count,
 };
+use crate::rules::value::Wdl;
+use crate::table::depths::DepthHistogram;
 use crate::table::{
     BLESSED, CURSED, Codes, Decoded, Stats, Table, TableError, TableKind, code_wdl, packed_wdl,
 };
-use crate::value::Wdl;
 
 use super::capture::{CaptureBatch, prefetch};
 use super::options::{GenerateError, Options, Stage};
@@ -967,8 +967,8 @@ pub(super) fn memory_bound(
 mod tests {
     use super::*;
     use crate::index::{binom, unrank_in, unrank_set};
-    use crate::limit::Limit;
-    use crate::movegen::has_capture;
+    use crate::rules::limit::Limit;
+    use crate::rules::movegen::has_capture;
     use proptest::prelude::*;
 
     /// `unmoves` the plain way: every step back of `them` as a paika, kept where

@@ -4,16 +4,16 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::board::Board;
 use crate::index::Signature;
+use crate::rules::board::Board;
 use crate::table::{TableFile, TableKind, table_path};
 
 use super::checkpoint;
 use super::options::{BuildPlan, GenerateError, TableReport};
 use super::pair::{DEEP, members, memory_bound, writes_deep_early};
 use super::smaller::capture_deps;
-use crate::depths::{histogram, read_sidecar};
 use crate::table::Table;
+use crate::table::depths::{histogram, read_sidecar};
 
 /// Every signature pair of `kind` needed for `targets`, in build order: fewest
 /// stones first, and among pairs of as many stones, the targets in the order given.
@@ -209,8 +209,8 @@ pub(crate) fn skipped_reports(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::limit::Limit;
     use crate::retro::{Options, generate};
+    use crate::rules::limit::Limit;
     use crate::table::BLESSED;
 
     /// The plan's reading of a sidecar says what the generator's test of the decoded
@@ -241,7 +241,7 @@ mod tests {
         let sig = sigs[0];
         let path = table_path(dir.path(), board, TableKind::Plain, sig);
         assert!(shallow(dir.path(), board, TableKind::Plain, sig, u16::MAX));
-        std::fs::remove_file(crate::depths::sidecar_path(&path)).unwrap();
+        std::fs::remove_file(crate::table::depths::sidecar_path(&path)).unwrap();
         assert!(!shallow(dir.path(), board, TableKind::Plain, sig, u16::MAX));
     }
 }

@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::board::Board;
 use crate::index::Signature;
+use crate::rules::board::Board;
 use crate::table::{Decoded, Table, TableKind};
 
 use super::options::GenerateError;

@@ -8,8 +8,8 @@
 //! urgency, plus two codes for draws decided without the limit: `CURSED` and
 //! `BLESSED`.
 
-use crate::limit::{Limit, Limited};
-use crate::value::{Outcome, Wdl};
+use crate::rules::limit::{Limit, Limited};
+use crate::rules::value::{Outcome, Wdl};
 
 /// A table's codes, one `u16` an entry as above, read one at a time: a slice of
 /// them, or the generator's working state, which holds them narrower.

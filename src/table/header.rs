@@ -7,11 +7,11 @@ use rayon::prelude::*;
 
 use super::codes::{BLESSED, CURSED, Codes, code_depth, code_limited, code_wdl};
 use super::{TableError, TableKind};
-use crate::board::Board;
-use crate::bytes::{u32_at, u64_at};
+use crate::files::bytes::{u32_at, u64_at};
 use crate::index::{Indexer, Signature};
-use crate::limit::Limit;
-use crate::value::Wdl;
+use crate::rules::board::Board;
+use crate::rules::limit::Limit;
+use crate::rules::value::Wdl;
 
 pub(crate) const MAGIC: [u8; 8] = *b"FANOTB\r\n";
 

@@ -3,10 +3,10 @@
 
 use std::fmt;
 
-use crate::board::Board;
 use crate::index::Signature;
-use crate::limit::Limit;
-use crate::vela::Vela;
+use crate::rules::board::Board;
+use crate::rules::limit::Limit;
+use crate::rules::vela::Vela;
 
 /// The game a table values.
 ///

@@ -9,14 +9,17 @@ mod kind;
 mod reader;
 mod writer;
 
+pub(crate) mod depths;
+pub(crate) mod manifest;
+
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::board::Board;
 use crate::index::{Indexer, Signature};
-use crate::limit::Limited;
-use crate::value::Outcome;
+use crate::rules::board::Board;
+use crate::rules::limit::Limited;
+use crate::rules::value::Outcome;
 
 pub(crate) use cache::{process_cache_bytes, set_cache_bytes, set_process_cache_bytes};
 pub(crate) use codes::{
@@ -126,7 +129,7 @@ impl TableError {
         Some(if !kind.holds(board, *sig) {
             format!(
                 "fanotb builds no vela table {sig}: the vela side, one side and only one, has more than {} stones",
-                crate::vela::Vela::floor(board)
+                crate::rules::vela::Vela::floor(board)
             )
         } else if sig.buildable(board) {
             format!(

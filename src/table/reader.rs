@@ -14,11 +14,11 @@ use super::cache::{NEXT_FILE_ID, with_cached};
 use super::codes::{code_limited, code_outcome, limited_code, packed_wdl};
 use super::header::{END_MAGIC, HEADER_LEN, Header, MAGIC};
 use super::{TableError, TableKind, io_err, table_name};
-use crate::board::Board;
-use crate::bytes::{u64_at, unseal};
+use crate::files::bytes::{u64_at, unseal};
 use crate::index::Signature;
-use crate::limit::Limited;
-use crate::value::{Outcome, Wdl};
+use crate::rules::board::Board;
+use crate::rules::limit::Limited;
+use crate::rules::value::{Outcome, Wdl};
 
 /// Which stream of blocks.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

@@ -11,10 +11,10 @@ use xxhash_rust::xxh3::xxh3_64;
 use super::codes::{Codes, depth_bytes, pack_wdl};
 use super::header::{BLOCK_ENTRIES, END_MAGIC, HEADER_LEN, Header, Stats};
 use super::{TableError, TableKind, io_err};
-use crate::board::Board;
-use crate::bytes::{Hashing, seal};
+use crate::files::bytes::{Hashing, seal};
 use crate::index::Signature;
-use crate::limit::Limit;
+use crate::rules::board::Board;
+use crate::rules::limit::Limit;
 
 const ZSTD_LEVEL: i32 = 9;
 
@@ -121,7 +121,7 @@ pub(crate) fn write_blocks(
     let parent = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(io_err(parent))?;
     let (mut checksum, mut end) = (0, 0);
-    crate::durable::replace_file(path, |file| {
+    crate::files::durable::replace_file(path, |file| {
         let mut out = BufWriter::with_capacity(1 << 20, &mut *file);
         out.write_all(&vec![0; head_len])?;
         let mut offsets = Vec::with_capacity(2 * (blocks + 1));

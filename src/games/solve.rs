@@ -7,14 +7,14 @@ use std::time::Instant;
 
 use thiserror::Error;
 
-use crate::board::Board;
 use crate::index::Signature;
-use crate::position::Position;
 use crate::probe::{MoveValue, ProbeError, Tablebase};
 use crate::retro::{GenerateError, Options, TableReport, generate};
 use crate::rules::Rules;
+use crate::rules::board::Board;
+use crate::rules::position::Position;
+use crate::rules::value::Outcome;
 use crate::sys::peak_rss;
-use crate::value::Outcome;
 
 /// Why `solve` could not solve a position.
 #[derive(Debug, Error)]

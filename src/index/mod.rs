@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 
 use thiserror::Error;
 
-use crate::board::{Board, Images, bits};
+use crate::rules::board::{Board, Images, bits};
 
 pub(crate) use classes::{ClassMap, sidecar_path as classes_path};
 
@@ -666,12 +666,12 @@ mod tests {
         #[test]
         fn injective_stones_give_every_opposite_set_its_own_index(
             points in proptest::sample::subsequence(
-                bits(crate::board::Board::tsivy().all()).collect::<Vec<u8>>(),
+                bits(crate::rules::board::Board::tsivy().all()).collect::<Vec<u8>>(),
                 5,
             )
             .prop_shuffle(),
         ) {
-            let board = crate::board::Board::tsivy();
+            let board = crate::rules::board::Board::tsivy();
             let idx = Indexer::new(board, Signature::new(2, 3));
             let all = board.all();
             let set = |ps: &[u8]| ps.iter().fold(0u64, |s, &p| s | 1 << p);

@@ -16,12 +16,12 @@ use std::path::Path;
 
 use thiserror::Error;
 
-use crate::board::Board;
-use crate::durable::replace_file;
-use crate::game::{Game, GameError, GameResult};
-use crate::position::{Color, Position};
+use crate::files::durable::replace_file;
+use crate::games::game::{Game, GameError, GameResult};
 use crate::rules::Rules;
-use crate::vela::Vela;
+use crate::rules::board::Board;
+use crate::rules::position::{Color, Position};
+use crate::rules::vela::Vela;
 
 /// The tags that say how to replay a game, in the order a record writes them.
 const BOARD: &str = "Board";

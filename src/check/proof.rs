@@ -13,11 +13,11 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::certificate::{BlockCache, Blocked, Certificate, CertificateError, Claim, Part, Proves};
+use crate::check::tables::verify_table;
 use crate::index::Signature;
-use crate::position::{Color, Position};
 use crate::probe::{ProbeError, ValueTables};
-use crate::value::Wdl;
-use crate::verify::verify_table;
+use crate::rules::position::{Color, Position};
+use crate::rules::value::Wdl;
 
 /// What to check beyond the certificate itself.
 #[derive(Clone, Debug, Default)]
@@ -547,7 +547,7 @@ fn win_cycle(all: &[Checked]) -> Option<usize> {
 /// otherwise a table could agree with one that nothing checked.
 fn verify_named(
     dir: &Path,
-    board: &'static crate::board::Board,
+    board: &'static crate::rules::board::Board,
     sigs: &[Signature],
 ) -> Result<(), CheckError> {
     for &sig in sigs {

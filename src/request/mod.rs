@@ -4,14 +4,14 @@
 
 use thiserror::Error;
 
-use crate::board::{Board, BoardError};
-use crate::game::{Game, GameError};
+use crate::games::game::{Game, GameError};
 use crate::index::{Signature, SignatureError};
-use crate::limit::{Limit, LimitError};
-use crate::position::{Color, Position, PositionError};
+use crate::rules::board::{Board, BoardError};
+use crate::rules::limit::{Limit, LimitError};
+use crate::rules::position::{Color, Position, PositionError};
+use crate::rules::vela::{Vela, VelaError};
 use crate::rules::{Rules, RulesError};
 use crate::table::TableKind;
-use crate::vela::{Vela, VelaError};
 
 /// Longest position text accepted (the largest board's text is under 100 bytes).
 pub const MAX_POSITION_TEXT: usize = 256;

@@ -16,17 +16,17 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::board::Board;
-use crate::depths::{DepthHistogram, read_sidecar};
 use crate::index::{Indexer, Signature};
-use crate::limit::Limited;
-use crate::position::{Color, Position};
 use crate::probe::{ProbeError, Tablebase, Value};
 use crate::retro::capture_deps;
 use crate::rules::Rules;
+use crate::rules::board::Board;
+use crate::rules::limit::Limited;
+use crate::rules::position::{Color, Position};
+use crate::rules::value::Outcome;
+use crate::rules::vela::Vela;
+use crate::table::depths::{DepthHistogram, read_sidecar};
 use crate::table::{Decoded, Stats, Table, TableError, TableKind, code_limited, table_path};
-use crate::value::Outcome;
-use crate::vela::Vela;
 
 /// The result of verifying one table.
 #[derive(Clone, Debug)]

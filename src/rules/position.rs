@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
-use crate::board::{Board, BoardError, bits};
+use crate::rules::board::{Board, BoardError, bits};
 
 /// A side: White or Black. White moves first from the start position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

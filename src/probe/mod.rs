@@ -7,16 +7,16 @@ use std::sync::OnceLock;
 
 use thiserror::Error;
 
-use crate::board::Board;
-use crate::depths::DepthHistogram;
 use crate::index::{Indexer, Signature};
-use crate::limit::{Limit, Limited};
-use crate::movegen::Move;
-use crate::position::{Color, Position};
 use crate::rules::Rules;
+use crate::rules::board::Board;
+use crate::rules::limit::{Limit, Limited};
+use crate::rules::movegen::Move;
+use crate::rules::position::{Color, Position};
+use crate::rules::value::{Outcome, Wdl};
+use crate::rules::vela::Vela;
+use crate::table::depths::DepthHistogram;
 use crate::table::{Stats, Table, TableError, TableKind, packed_wdl};
-use crate::value::{Outcome, Wdl};
-use crate::vela::Vela;
 
 /// Why a probe has no answer.
 #[derive(Debug, Error)]
@@ -329,7 +329,7 @@ impl Tablebase {
         if let Some(h) = opened.depths.get() {
             return Ok(h.clone());
         }
-        let h = crate::depths::histogram(&opened.table, board, kind, false)?;
+        let h = crate::table::depths::histogram(&opened.table, board, kind, false)?;
         Ok(opened.depths.get_or_init(|| h).clone())
     }
 

@@ -2,10 +2,10 @@
 //! position count once; the fast path of the normal game, and the moves under
 //! `Rules` (a vela) beside it.
 
-use crate::board::Board;
-use crate::movegen::{capture_results_of, capturers, for_each_paika, successor_count_in};
-use crate::position::Position;
 use crate::rules::Rules;
+use crate::rules::board::Board;
+use crate::rules::movegen::{capture_results_of, capturers, for_each_paika, successor_count_in};
+use crate::rules::position::Position;
 
 /// Leaf count at `depth`, where moves leading to the same position count once.
 pub fn perft(pos: &Position, depth: u32) -> u64 {

@@ -8,9 +8,9 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
-use crate::movegen::{Move, MoveError};
-use crate::position::{Color, Position};
 use crate::rules::Rules;
+use crate::rules::movegen::{Move, MoveError};
+use crate::rules::position::{Color, Position};
 
 /// How a game ended by the rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -234,7 +234,7 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::limit::Limit;
+    use crate::rules::limit::Limit;
 
     #[test]
     fn a_game_ends_by_each_rule() {

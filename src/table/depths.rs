@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::board::Board;
 use crate::index::{Indexer, Signature};
-use crate::limit::{Limit, Limited};
+use crate::rules::board::Board;
+use crate::rules::limit::{Limit, Limited};
+use crate::rules::value::{Outcome, Wdl};
 use crate::table::{
     BLESSED, Codes, Stats, Table, TableError, TableKind, code_depth, code_limited, fold_weighted,
     limited_code, outcome_code,
 };
-use crate::value::{Outcome, Wdl};
 
 /// Placements by depth, each entry weighted by its symmetry orbit as the header's
 /// counts are. `wins[d]` are won in d plies and `losses[d]` lost in d plies; in a
@@ -224,12 +224,11 @@ pub(crate) fn write_sidecar(
 ) -> Result<(), TableError> {
     let path = sidecar_path(table);
     let text = render(board, sig, kind, checksum, h);
-    crate::durable::replace_file(&path, |f| std::io::Write::write_all(f, text.as_bytes())).map_err(
-        |source| TableError::Io {
+    crate::files::durable::replace_file(&path, |f| std::io::Write::write_all(f, text.as_bytes()))
+        .map_err(|source| TableError::Io {
             path: path.clone(),
             source,
-        },
-    )
+        })
 }
 
 /// The histogram a sidecar holds, if it is whole, belongs to this very table (its

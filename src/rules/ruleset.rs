@@ -9,11 +9,11 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::board::Board;
-use crate::limit::{Limit, LimitError};
-use crate::movegen::{Move, MoveError};
-use crate::position::Position;
-use crate::vela::Vela;
+use crate::rules::board::Board;
+use crate::rules::limit::{Limit, LimitError};
+use crate::rules::movegen::{Move, MoveError};
+use crate::rules::position::Position;
+use crate::rules::vela::Vela;
 
 /// The rules a position is valued under: plain (play that never ends is a draw), or
 /// a no-capture limit N with the counter c of plies since the last capture,
@@ -225,7 +225,7 @@ impl fmt::Display for Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::Position;
+    use crate::rules::position::Position;
 
     #[test]
     fn rules_are_validated_once() {

@@ -6,9 +6,9 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::board::Board;
-use crate::movegen::Move;
-use crate::position::{Color, Position};
+use crate::rules::board::Board;
+use crate::rules::movegen::Move;
+use crate::rules::position::{Color, Position};
 
 /// Who plays vela, and how many stones it has lost so far.
 ///

@@ -5,14 +5,14 @@
 
 use thiserror::Error;
 
-use crate::game::{End, GameResult};
-use crate::movegen::Move;
-use crate::position::{Color, Position};
+use crate::games::game::{End, GameResult};
+use crate::games::record::{Record, RecordError};
 use crate::probe::{MoveValue, ProbeError, Tablebase, Value, best_count};
-use crate::record::{Record, RecordError};
 use crate::rules::Rules;
+use crate::rules::movegen::Move;
+use crate::rules::position::{Color, Position};
+use crate::rules::value::Wdl;
 use crate::table::TableError;
-use crate::value::Wdl;
 
 /// A move that changed the game's value for its mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -12,7 +12,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::value::Wdl;
+use crate::rules::value::Wdl;
 
 /// A no-capture limit: N plies, from 1 to [`Limit::MAX`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -204,7 +204,7 @@ impl fmt::Display for Limited {
 mod tests {
     use super::Limited::{self, BlessedLoss, CursedWin, Draw, Loss, Win};
     use super::{Limit, LimitError};
-    use crate::value::Wdl;
+    use crate::rules::value::Wdl;
 
     #[test]
     fn limits_are_checked() {

@@ -4,8 +4,8 @@
 
 use thiserror::Error;
 
-use crate::board::{Board, bits, opposite};
-use crate::position::Position;
+use crate::rules::board::{Board, bits, opposite};
+use crate::rules::position::Position;
 
 /// How a capturing step takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
