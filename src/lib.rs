@@ -214,7 +214,11 @@ pub use check::proof::{
     check_proofs,
 };
 pub use check::tables::{VerifyReport, verify};
-pub use files::durable::LockError;
+pub use files::durable::{LockError, replace_file};
+pub use files::read::{
+    BoundedLines, MAX_LINE_BYTES, open_regular, read_bounded, read_stream_bounded,
+    read_text_bounded,
+};
 pub use games::analysis::{AnalysedMove, Analysis, AnalysisError, Mistake, analyse};
 pub use games::game::{End, Game, GameError, GameResult};
 pub use games::record::{Record, RecordError};

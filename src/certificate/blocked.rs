@@ -191,11 +191,8 @@ impl Blocked {
     pub(crate) fn open(path: &Path) -> Result<(Certificate, u64, Blocked), CertificateError> {
         let io = CertificateError::io(path);
         let damaged = |what: &str| CertificateError::damaged(path, what);
-        let file = File::open(path).map_err(io)?;
+        let file = crate::files::read::open_regular(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
-        if !meta.is_file() {
-            return Err(damaged("not a regular file"));
-        }
         let len = meta.len();
         if len < 8 + 4 + 4 + 16 {
             return Err(damaged("truncated"));

@@ -475,10 +475,7 @@ impl Certificate {
         if meta.len() > MAX_FILE {
             return Err(damaged("larger than any certificate this reader takes"));
         }
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_FILE + 1).read_to_end(&mut bytes))
-            .map_err(io)?;
+        let bytes = crate::files::read::read_bounded(path, MAX_FILE).map_err(io)?;
         let cert = Certificate::from_bytes(path, &bytes)?;
         Ok((cert, u64_at(&bytes, bytes.len() - 16), None))
     }
@@ -487,7 +484,7 @@ impl Certificate {
     /// name one (the reader then says what is wrong).
     pub fn file_version(path: &Path) -> Result<Option<u32>, CertificateError> {
         let mut head = [0u8; 12];
-        let n = std::fs::File::open(path)
+        let n = crate::files::read::open_regular(path)
             .and_then(|f| f.take(12).read(&mut head))
             .map_err(|source| CertificateError::Io {
                 path: path.into(),

@@ -3,49 +3,59 @@
 
 use std::fs::{self, File};
 use std::io::{Read, Seek, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-/// Writes a file whole or not at all: `write` fills `PATH.tmp`, which is fsynced and
-/// renamed over `path`, and the rename is made durable; on any error the temporary
-/// file is removed, so a full disk leaves nothing behind. Only a regular file (or
-/// nothing) is replaced: a device, a FIFO, a directory or a symbolic link at `path`
-/// is not the writer's, and is refused untouched.
-pub(crate) fn replace_file(
+/// Writes a file whole or not at all: `write` fills a temporary file beside `path`,
+/// which is fsynced and renamed over `path`, and the rename is made durable; on any
+/// error the temporary file is removed, so a full disk leaves nothing behind. The
+/// temporary file is created exclusively under a fresh random name (`NAME.XXXXXX.tmp`,
+/// `O_EXCL`), so no link, FIFO or device planted there is followed or written into.
+/// Only a regular file (or nothing) is replaced: a device, a FIFO, a directory or a
+/// symbolic link at `path` is not the writer's, and is refused untouched.
+pub fn replace_file(
     path: &Path,
     write: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     write_unsynced(path, write)?.commit()
 }
 
-/// The first half of `replace_file`: `write` fills `PATH.tmp`, and the file waits
+/// The first half of `replace_file`: `write` fills the temporary file, which waits
 /// for `Unsynced::commit`, the half that waits for the disk, which a caller may
 /// leave to another thread while it goes on.
 pub(crate) fn write_unsynced(
     path: &Path,
     write: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> std::io::Result<Unsynced> {
+    refuse_non_regular(path)?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let mut prefix = path.file_name().unwrap_or_default().to_owned();
+    prefix.push(".");
+    // Readable too: a writer may read back what it wrote (the table writer's checksum).
+    // From here on, an error drops the value, which removes the temporary file.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".tmp")
+        // As a plain create would: the umask decides (tempfile's own default is 0600).
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(dir.unwrap_or(Path::new(".")))?;
+    write(tmp.as_file_mut())?;
+    Ok(Unsynced {
+        tmp,
+        path: path.to_path_buf(),
+    })
+}
+
+/// Refuses what is at `path` unless it is a regular file or nothing, without
+/// following a link there.
+fn refuse_non_regular(path: &Path) -> std::io::Result<()> {
     if fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
             "exists and is not a regular file: not replaced",
         ));
     }
-    let tmp = tmp_path(path);
-    // Readable too: a writer may read back what it wrote (the table writer's checksum).
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&tmp)?;
-    // From here on, an error drops the value, which removes the temporary file.
-    let mut unsynced = Unsynced {
-        tmp,
-        path: path.to_path_buf(),
-        file: Some(file),
-    };
-    write(unsynced.file.as_mut().expect("open until committed"))?;
-    Ok(unsynced)
+    Ok(())
 }
 
 /// A file written whole under its temporary name, not yet durable nor in place.
@@ -53,39 +63,21 @@ pub(crate) fn write_unsynced(
 /// removes the temporary file.
 #[derive(Debug)]
 pub(crate) struct Unsynced {
-    tmp: PathBuf,
+    tmp: tempfile::NamedTempFile,
     path: PathBuf,
-    /// `None` once renamed: nothing left to remove.
-    file: Option<File>,
 }
 
 impl Unsynced {
     /// Makes the file durable, renames it over its path and makes the rename durable.
-    pub(crate) fn commit(mut self) -> std::io::Result<()> {
-        self.file
-            .as_ref()
-            .expect("open until committed")
-            .sync_all()?;
-        fs::rename(&self.tmp, &self.path)?;
-        self.file = None;
+    pub(crate) fn commit(self) -> std::io::Result<()> {
+        self.tmp.as_file().sync_all()?;
+        // Checked again just before the rename: what was planted while the file was
+        // written is not replaced either.
+        refuse_non_regular(&self.path)?;
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
         let parent = self.path.parent().filter(|p| !p.as_os_str().is_empty());
         File::open(parent.unwrap_or(Path::new("."))).and_then(|d| d.sync_all())
     }
-}
-
-impl Drop for Unsynced {
-    fn drop(&mut self) {
-        if self.file.take().is_some() {
-            let _ = fs::remove_file(&self.tmp);
-        }
-    }
-}
-
-/// `PATH.tmp`: where `replace_file` writes before the rename.
-fn tmp_path(path: &Path) -> PathBuf {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    PathBuf::from(tmp)
 }
 
 /// Removes the `.tmp` files an interrupted writer left in `dir` (not recursive).
@@ -147,13 +139,29 @@ impl DirLock {
             source,
         };
         fs::create_dir_all(dir).map_err(io)?;
+        // A link planted at the lock's name is not followed (O_NOFOLLOW), a FIFO
+        // there does not block the open (O_NONBLOCK), and only a regular file is
+        // locked and written.
         let mut file = fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&path)
-            .map_err(io)?;
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ELOOP) => io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a symbolic link: not followed",
+                )),
+                _ => io(e),
+            })?;
+        if !file.metadata().map_err(io)?.is_file() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file: not locked",
+            )));
+        }
         match file.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
@@ -231,6 +239,37 @@ mod tests {
             .unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// Links planted at the old temporary name and at the lock are not followed: their
+    /// targets keep their bytes, and the writer's file lands as a regular file.
+    #[test]
+    fn planted_links_are_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "mine").unwrap();
+        let path = dir.path().join("x.fnproof");
+        std::os::unix::fs::symlink(&victim, dir.path().join("x.fnproof.tmp")).unwrap();
+        replace_file(&path, |f| f.write_all(b"proof")).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "mine");
+        assert!(fs::symlink_metadata(&path).unwrap().file_type().is_file());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "proof");
+        // The temporary file is the umask's, not 0600: tables are shared read-only.
+        use std::os::unix::fs::PermissionsExt;
+        assert_ne!(fs::metadata(&path).unwrap().permissions().mode() & 0o044, 0);
+        // The lock: a link there is refused, its target untouched; so is a FIFO.
+        let tables = dir.path().join("tables");
+        fs::create_dir(&tables).unwrap();
+        std::os::unix::fs::symlink(&victim, tables.join(".fanotb.lock")).unwrap();
+        let e = DirLock::acquire(&tables).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "mine");
+        fs::remove_file(tables.join(".fanotb.lock")).unwrap();
+        let fifo = std::ffi::CString::new(tables.join(".fanotb.lock").to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let e = DirLock::acquire(&tables).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 
     #[test]

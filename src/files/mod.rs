@@ -1,6 +1,9 @@
-//! Files on disk: what every binary format shares (bounded little-endian fields and
-//! the sealing trailer), and files written whole or not at all, with the lock that
-//! keeps two builds out of one directory.
+//! Files on disk, the one way fanotb writes and reads them: files written whole or
+//! not at all, never through a planted link, FIFO or device, with the lock that keeps
+//! two builds out of one directory; user-named files and streams read within stated
+//! bounds; and what every binary format shares (bounded little-endian fields and the
+//! sealing trailer).
 
 pub(crate) mod bytes;
 pub(crate) mod durable;
+pub(crate) mod read;

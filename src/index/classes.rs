@@ -9,7 +9,6 @@
 //! off the heap (docs/FORMAT.md, "Class sidecars"). The sidecar holds the same bytes
 //! as the built table.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
@@ -83,10 +82,7 @@ impl ClassMap {
     /// the header, the length, the checksum and every word's count agree. `None`
     /// otherwise (the caller builds the table instead).
     pub(crate) fn open(path: &Path, board: &Board, k: usize) -> Option<ClassMap> {
-        if !std::fs::metadata(path).ok()?.is_file() {
-            return None;
-        }
-        let file = File::open(path).ok()?;
+        let file = crate::files::read::open_regular(path).ok()?;
         // SAFETY: the file is opened read-only and sidecars are replaced by rename,
         // never rewritten in place; every read is bounds-checked (as table files).
         let map = unsafe { Mmap::map(&file) }.ok()?;

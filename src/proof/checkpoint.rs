@@ -15,6 +15,10 @@ use crate::files::bytes::{Hashing, unseal};
 
 const MAGIC: [u8; 8] = *b"FNCKPT1\n";
 
+/// The largest checkpoint read: it is read whole, and its table of proved nodes must
+/// then fit beside the search in memory.
+const MAX_CHECKPOINT: u64 = 8 << 30;
+
 /// Why a search checkpoint could not be saved or loaded.
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -103,7 +107,7 @@ pub(super) fn load(
         path: path.into(),
         source,
     };
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::files::read::read_bounded(path, MAX_CHECKPOINT) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io(e)),

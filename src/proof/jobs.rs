@@ -298,7 +298,8 @@ impl JobClaim {
                     return Ok(Some(JobClaim { path }));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let held = std::fs::read_to_string(&path).unwrap_or_default();
+                    let held =
+                        crate::files::read::read_text_bounded(&path, 4096).unwrap_or_default();
                     let mut f = held.split('\t');
                     let (h, pid) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
                     let gone =

@@ -3,8 +3,12 @@
 //! kill cut short has too few fields, and readers pass over it.
 
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+/// The longest log read back: the tsivy tree's log of a few days' search is 5 MB.
+const MAX_LOG: u64 = 1 << 30;
 
 pub(super) struct TsvLog {
     path: PathBuf,
@@ -29,7 +33,7 @@ impl TsvLog {
 
     /// The whole text, empty when there is no log yet.
     pub(super) fn read(&self) -> std::io::Result<String> {
-        match std::fs::read_to_string(&self.path) {
+        match crate::files::read::read_text_bounded(&self.path, MAX_LOG) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
             r => r,
         }
@@ -39,10 +43,19 @@ impl TsvLog {
     pub(super) fn append(&self, line: &str) -> std::io::Result<()> {
         let _one = self.lock.lock().expect("the log lock is not poisoned");
         let new = !self.path.exists();
+        // Appended in place (other processes append too), so never through a link
+        // planted at its name, and only to a regular file.
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&self.path)?;
+        if !f.metadata()?.is_file() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file: not appended to",
+            ));
+        }
         let text = if new {
             format!("{}\n{line}\n", self.header)
         } else {

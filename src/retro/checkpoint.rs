@@ -18,7 +18,6 @@
 //! (the last one shorter), each stored as its compressed length (u64) and a zstd
 //! frame. Why compressed: docs/FORMAT.md.
 
-use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -206,11 +205,7 @@ pub(crate) fn load(
     high: &[OnceLock<Vec<AtomicU8>>],
     marks: &[Vec<AtomicU64>],
 ) -> Option<Resume> {
-    // Checked before opening: opening a FIFO would block.
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let file = File::open(path).ok()?;
+    let file = crate::files::read::open_regular(path).ok()?;
     let mut r = Hashing::new(BufReader::with_capacity(1 << 20, file));
     let mut read = |buf: &mut [u8]| r.read_exact(buf).ok();
     let sizes: Vec<u64> = states.iter().map(|s| s.len() as u64).collect();

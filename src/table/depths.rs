@@ -242,10 +242,7 @@ pub(crate) fn read_sidecar(
     stats: &Stats,
 ) -> Option<DepthHistogram> {
     let path = sidecar_path(table);
-    if std::fs::metadata(&path).ok()?.len() > MAX_SIDECAR {
-        return None;
-    }
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = crate::files::read::read_text_bounded(&path, MAX_SIDECAR).ok()?;
     let (body, last) = text.strip_suffix('\n')?.rsplit_once('\n')?;
     let body = &text[..body.len() + 1];
     let sum = u64::from_str_radix(last.strip_prefix("xxh3 ")?, 16).ok()?;

@@ -4,7 +4,6 @@
 //! a table.
 
 use std::fmt;
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -203,6 +202,10 @@ impl Manifest {
                         Some(Difference::Missing)
                     }
                     Err(err) => Some(Difference::Different(format!("cannot read it: {err}"))),
+                    // A FIFO or a device is never opened (it could block or never end).
+                    Ok(m) if !m.is_file() => {
+                        Some(Difference::Different("not a regular file: not read".into()))
+                    }
                     Ok(m) if m.len() != e.bytes => Some(Difference::Different(format!(
                         "{} bytes, the manifest says {}",
                         m.len(),
@@ -310,7 +313,8 @@ fn hash_file_in(path: &Path, sha256: bool, chunk: usize) -> Result<Hashes, Manif
         path: path.into(),
         source,
     };
-    let mut f = File::open(path).map_err(io)?;
+    // A FIFO or a device under a listed name is refused, not waited on.
+    let mut f = crate::files::read::open_regular(path).map_err(io)?;
     let bytes = f.metadata().map_err(io)?.len();
     let body = bytes.checked_sub(16).ok_or_else(|| {
         io(std::io::Error::new(

@@ -2,7 +2,7 @@
 //! before anything is allocated from its contents; blocks decompressed on demand
 //! and cached per thread.
 
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -80,7 +80,7 @@ impl TableFile {
                 what: "not a regular file",
             });
         }
-        let file = File::open(path).map_err(io_err(path))?;
+        let file = crate::files::read::open_regular(path).map_err(io_err(path))?;
         // SAFETY: the file is opened read-only and table files are never modified in
         // place (the writer renames a new file over the name); every read below is
         // bounds-checked against the map's length. Truncating a table in place while

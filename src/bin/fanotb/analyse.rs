@@ -205,21 +205,11 @@ pub fn game_chart(a: &Analysis, name: &str) -> GameChart {
 }
 
 /// The record's text, from a file or stdin, at most `MAX_RECORD_BYTES`.
-fn read_record(path: &PathBuf) -> Result<String> {
-    use std::io::Read;
-    let mut text = String::new();
-    let what = path.display();
+fn read_record(path: &std::path::Path) -> Result<String> {
     let read = if path.as_os_str() == "-" {
-        std::io::stdin()
-            .take(MAX_RECORD_BYTES + 1)
-            .read_to_string(&mut text)
+        fanotb::read_stream_bounded(std::io::stdin().lock(), MAX_RECORD_BYTES)
     } else {
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_RECORD_BYTES + 1).read_to_string(&mut text))
+        fanotb::read_text_bounded(path, MAX_RECORD_BYTES)
     };
-    read.map_err(|e| format!("cannot read the record {what}: {e}"))?;
-    if text.len() as u64 > MAX_RECORD_BYTES {
-        return Err(format!("the record {what} is larger than {MAX_RECORD_BYTES} bytes").into());
-    }
-    Ok(text)
+    read.map_err(|e| format!("cannot read the record {}: {e}", path.display()).into())
 }

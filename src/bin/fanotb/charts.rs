@@ -3,13 +3,16 @@
 //! renders as SVG (text, for the web page) or PNG (the font is embedded, so a PNG
 //! looks the same on every machine).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use fanotb::{Board, DepthHistogram, Signature, TableInfo, TableKind, Tablebase};
+use fanotb::{Board, DepthHistogram, Signature, TableInfo, TableKind, Tablebase, replace_file};
+use image::codecs::png::PngEncoder;
+use image::{ColorType, ImageEncoder};
 
 use crate::args::Result;
 
@@ -63,15 +66,27 @@ pub trait Chart {
         Ok(out)
     }
 
-    /// Writes the chart as `stem.svg` and `stem.png`.
+    /// Writes the chart as `stem.svg` and `stem.png`, each whole or not at all and
+    /// never through a link, FIFO or device at its name (`fanotb::replace_file`).
     fn write(&self, stem: &Path) -> std::result::Result<(), String> {
         let svg = stem.with_extension("svg");
-        std::fs::write(&svg, self.svg()?).map_err(|e| format!("{}: {e}", svg.display()))?;
+        let text = self.svg()?;
+        replace_file(&svg, |f| f.write_all(text.as_bytes()))
+            .map_err(|e| format!("{}: {e}", svg.display()))?;
         let png = stem.with_extension("png");
-        let root = BitMapBackend::new(&png, self.size()).into_drawing_area();
-        self.draw(&root)
-            .and_then(|()| root.present())
-            .map_err(|e| format!("{}: {e}", png.display()))
+        let (w, h) = self.size();
+        let mut rgb = vec![0u8; w as usize * h as usize * 3];
+        {
+            let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+            self.draw(&root)
+                .and_then(|()| root.present())
+                .map_err(|e| format!("{}: {e}", png.display()))?;
+        }
+        let mut encoded = Vec::new();
+        PngEncoder::new(&mut encoded)
+            .write_image(&rgb, w, h, ColorType::Rgb8)
+            .map_err(|e| format!("{}: {e}", png.display()))?;
+        replace_file(&png, |f| f.write_all(&encoded)).map_err(|e| format!("{}: {e}", png.display()))
     }
 }
 

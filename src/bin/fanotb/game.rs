@@ -3,13 +3,15 @@
 //! The game follows the rules to its end (no stones, no move, the third repetition,
 //! the no-capture limit), and `--record` keeps its record after every move.
 
-use std::io::BufRead;
 use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{Color, End, Game, GameResult, Move, Position, Record, Tablebase, Value, Wdl};
+use fanotb::{
+    BoundedLines, Color, End, Game, GameResult, MAX_LINE_BYTES, Move, Position, Record, Tablebase,
+    Value, Wdl,
+};
 
 use crate::args::{Result, RulesArgs, Side, TablesArg, VelaArgs};
 use crate::output::emit;
@@ -65,7 +67,7 @@ pub fn game(a: GameArgs) -> Result<()> {
         you.name(),
         you.other().name()
     ));
-    let mut input = std::io::stdin().lock().lines();
+    let mut input = BoundedLines::new(std::io::stdin().lock(), MAX_LINE_BYTES);
     let end = loop {
         if let Some(end) = game.end() {
             break Some(end);

@@ -8,7 +8,8 @@ use clap::Args;
 use serde::Serialize;
 
 use fanotb::{
-    Color, Limit, Limited, MoveValue, Position, Rules, Tablebase, Value, Wdl, best_count,
+    BoundedLines, Color, Limit, Limited, MAX_LINE_BYTES, MoveValue, Position, Rules, Tablebase,
+    Value, Wdl, best_count,
 };
 
 use crate::args::{Result, RulesArgs, TablesArg, VelaArgs, message};
@@ -303,11 +304,10 @@ pub fn probe_batch(
     vela: &VelaArgs,
     json: bool,
 ) -> Result<()> {
-    use std::io::BufRead;
     let rules = rules.rules()?;
     let tb = Tablebase::open(&tables.dir)?;
     let mut failed = 0;
-    for line in std::io::stdin().lock().lines() {
+    for line in BoundedLines::new(std::io::stdin().lock(), MAX_LINE_BYTES) {
         let line = line?;
         let text = line.trim();
         if text.is_empty() {

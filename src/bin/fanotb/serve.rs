@@ -132,6 +132,7 @@ struct Limits {
 /// `limits.grace` for the requests in flight.
 async fn run(listener: TcpListener, app: Router, limits: &Limits) {
     let permits = Arc::new(Semaphore::new(limits.connections));
+    let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
     let graceful = GracefulShutdown::new();
     let mut stop = std::pin::pin!(shutdown());
     loop {
@@ -149,7 +150,7 @@ async fn run(listener: TcpListener, app: Router, limits: &Limits) {
             () = &mut stop => break,
         };
         let Ok(permit) = permits.clone().try_acquire_owned() else {
-            refuse(stream);
+            refuse(stream, &refusing);
             continue;
         };
         // A client that takes no bytes of an answer for as long as it may take to
@@ -185,8 +186,16 @@ async fn run(listener: TcpListener, app: Router, limits: &Limits) {
     }
 }
 
+/// Refused connections whose requests are drained before they are closed; beyond
+/// these, a refused connection is closed at once.
+const MAX_REFUSING: usize = 256;
+
 /// A connection over the cap: a 503 if the socket takes it at once, then closed.
-fn refuse(stream: TcpStream) {
+/// Closing a socket whose request is still unread makes the kernel send a reset,
+/// which can overtake the 503 at the client; so the write side is shut (the client
+/// reads the 503 and the end), and what the client sent is read and dropped until
+/// it closes, 64 KiB or a second at most.
+fn refuse(stream: TcpStream, refusing: &Arc<Semaphore>) {
     let body = r#"{"ok":false,"error":"too many connections, try again"}"#;
     let busy = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
@@ -194,6 +203,26 @@ fn refuse(stream: TcpStream) {
         body.len()
     );
     let _ = stream.try_write(busy.as_bytes());
+    let Ok(permit) = refusing.clone().try_acquire_owned() else {
+        return;
+    };
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = stream;
+        let _ = stream.shutdown().await;
+        let drain = async {
+            let mut buf = [0u8; 4096];
+            let mut left = 64 * 1024;
+            while left > 0 {
+                match stream.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => left -= n.min(left),
+                }
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
+        drop(permit);
+    });
 }
 
 /// The soft limit on open files of this process (Linux, from /proc).

@@ -563,8 +563,11 @@ impl ManifestCheckReport {
     }
 }
 
+/// The largest manifest read: one line a file, about 150 bytes each.
+const MAX_MANIFEST_BYTES: u64 = 64 << 20;
+
 fn read_manifest(file: &std::path::Path) -> Result<Manifest> {
-    let text = std::fs::read_to_string(file)
+    let text = fanotb::read_text_bounded(file, MAX_MANIFEST_BYTES)
         .map_err(|e| format!("cannot read the manifest {}: {e}", file.display()))?;
     Ok(text.parse()?)
 }
