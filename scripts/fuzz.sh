@@ -14,7 +14,7 @@ targets=("$@")
 if [ -n "${RUNS:-}" ]; then budget=(-runs="$RUNS"); else budget=(-max_total_time="$secs"); fi
 cd "$(dirname "$0")/../fuzz"
 for t in "${targets[@]}"; do
-  echo "== $t: ${RUNS:+$RUNS runs}${RUNS:-$secs s}"
+  if [ -n "${RUNS:-}" ]; then echo "== $t: $RUNS runs"; else echo "== $t: $secs s"; fi
   mkdir -p "work/$t"
   cargo fuzz run -s none -O "$t" "work/$t" "corpus/$t" -- \
     "${budget[@]}" -rss_limit_mb=2048 -timeout=10 \

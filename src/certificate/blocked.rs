@@ -236,7 +236,8 @@ impl Blocked {
         let mut header = vec![0u8; header_len as usize];
         file.read_exact_at(&mut header, 16).map_err(io)?;
         let mut shape = Vec::new();
-        let cert = parse_payload(&header, BLOCKED, &mut shape).map_err(|w| damaged(&w))?;
+        let cert = parse_payload(&mut Reader::new(&header), BLOCKED, &mut shape)
+            .map_err(|w| damaged(&w))?;
         let records: u64 = shape.iter().map(|&(_, b)| b as u64).sum();
         let dir_start = body
             .checked_sub(records * RECORD as u64)

@@ -10,7 +10,7 @@ mod blocked;
 
 pub(crate) use blocked::{BlockCache, Blocked};
 
-use crate::files::bytes::{Reader, Unsealed, seal, u64_at, unseal};
+use crate::files::bytes::{Fields, Reader, StreamReader, Unsealed, seal, u64_at, unseal};
 use crate::index::Signature;
 use crate::rules::board::Board;
 use crate::rules::position::{Color, Position};
@@ -537,14 +537,19 @@ impl Certificate {
         if raw_len > MAX_PAYLOAD || raw_len > MAX_RATIO * packed_len + 4096 {
             return Err(damaged("payload size beyond any proof this reader takes"));
         }
-        let mut payload = Vec::new();
-        zstd::stream::Decoder::new(&body[28..])
-            .and_then(|d| d.take(raw_len + 1).read_to_end(&mut payload))
+        // Parsed as it is decompressed: the payload is never held whole.
+        let decoder = zstd::stream::Decoder::new(&body[28..])
             .map_err(|e| damaged(&format!("payload: {e}")))?;
-        if payload.len() as u64 != raw_len {
+        let mut r = StreamReader::new(decoder, raw_len);
+        let parsed = parse_payload(&mut r, version, &mut Vec::new());
+        if let Some(e) = r.error.take() {
+            return Err(damaged(&format!("payload: {e}")));
+        }
+        let cert = parsed.map_err(|what| damaged(&what))?;
+        if !r.at_end() {
             return Err(damaged("payload length"));
         }
-        parse_payload(&payload, version, &mut Vec::new()).map_err(|what| damaged(&what))
+        Ok(cert)
     }
 }
 
@@ -555,24 +560,24 @@ pub(crate) trait PayloadFields {
     fn position(&mut self, board: &'static Board) -> Result<Position, String>;
 }
 
-impl PayloadFields for Reader<'_> {
+impl<F: Fields> PayloadFields for F {
     fn color(&mut self) -> Result<Color, String> {
-        match self.u8()? {
+        match self.byte()? {
             0 => Ok(Color::White),
             1 => Ok(Color::Black),
             c => Err(format!("side code {c}")),
         }
     }
     fn claim(&mut self) -> Result<Claim, String> {
-        match self.u8()? {
+        match self.byte()? {
             0 => Ok(Claim::NotLose),
             1 => Ok(Claim::Win),
             c => Err(format!("claim code {c}")),
         }
     }
     fn position(&mut self, board: &'static Board) -> Result<Position, String> {
-        let white = self.u64()?;
-        let black = self.u64()?;
+        let white = self.le_u64()?;
+        let black = self.le_u64()?;
         let turn = self.color()?;
         if (white | black) & !board.all() != 0 {
             return Err("a position with stones off the board".into());
@@ -593,26 +598,25 @@ impl PayloadFields for Reader<'_> {
 /// Parses a payload of `version`; for version 3, the header, whose proofs list no
 /// positions: `shape` gets each proof's number of positions and of blocks.
 pub(crate) fn parse_payload(
-    b: &[u8],
+    r: &mut impl Fields,
     version: u32,
     shape: &mut Vec<(u64, u32)>,
 ) -> Result<Certificate, String> {
-    let mut r = Reader::new(b);
-    let (w, h) = (r.u8()? as usize, r.u8()? as usize);
+    let (w, h) = (r.byte()? as usize, r.byte()? as usize);
     let board = Board::get(w, h).map_err(|e| e.to_string())?;
     let root = r.position(board)?;
-    let proves = match r.u8()? {
+    let proves = match r.byte()? {
         0 => Proves::Value(Wdl::Loss),
         1 => Proves::Value(Wdl::Draw),
         2 => Proves::Value(Wdl::Win),
         3 if version >= 2 => Proves::Lemma(r.color()?, r.claim()?),
         v => return Err(format!("value code {v}")),
     };
-    let max_table_stones = r.u8()?;
-    let n_tables = r.u32()? as usize;
+    let max_table_stones = r.byte()?;
+    let n_tables = r.le_u32()? as usize;
     let mut tables = Vec::new();
     for _ in 0..n_tables {
-        let (us, them) = (r.u8()?, r.u8()?);
+        let (us, them) = (r.byte()?, r.byte()?);
         if us == 0 || them == 0 || us as usize + them as usize > board.points() {
             return Err(format!("table signature {us}v{them}"));
         }
@@ -620,16 +624,16 @@ pub(crate) fn parse_payload(
         if tables.iter().any(|(t, _)| *t == sig) {
             return Err(format!("table {sig} named twice"));
         }
-        tables.push((sig, r.u64()?));
+        tables.push((sig, r.le_u64()?));
     }
-    let n_parts = r.u8()?;
+    let n_parts = r.byte()?;
     let mut parts = Vec::new();
     for _ in 0..n_parts {
         let side = r.color()?;
         let claim = r.claim()?;
-        let n = r.u64()?;
+        let n = r.le_u64()?;
         if version == blocked::BLOCKED {
-            let blocks = r.u32()?;
+            let blocks = r.le_u32()?;
             if n < blocks as u64 || n > blocks as u64 * blocked::MAX_BLOCK_POSITIONS as u64 {
                 return Err(format!("a proof of {n} positions in {blocks} blocks"));
             }
@@ -658,11 +662,13 @@ pub(crate) fn parse_payload(
                 return Err(format!("{position}: out of order, or listed twice"));
             }
             last = Some(key);
-            let len = r.u8()? as usize;
+            let len = r.byte()? as usize;
             let mv = if len == 0 {
                 None
             } else {
-                let text = std::str::from_utf8(r.take(len)?)
+                let mut buf = [0u8; 255];
+                r.fill(&mut buf[..len])?;
+                let text = std::str::from_utf8(&buf[..len])
                     .map_err(|_| "a move that is not text".to_string())?;
                 Some(text.to_string())
             };
@@ -676,13 +682,13 @@ pub(crate) fn parse_payload(
     }
     let mut lemmas: Vec<LemmaRef> = Vec::new();
     if version >= 2 {
-        let n = r.u32()?;
+        let n = r.le_u32()?;
         // Each reference takes 27 bytes.
         if n as usize > r.remaining() / 27 {
             return Err(format!("{n} lemmas in a payload too small for them"));
         }
         for _ in 0..n {
-            let checksum = r.u64()?;
+            let checksum = r.le_u64()?;
             let l = LemmaRef {
                 checksum,
                 position: r.position(board)?,

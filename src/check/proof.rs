@@ -12,7 +12,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::certificate::{BlockCache, Blocked, Certificate, CertificateError, Claim, Part, Proves};
+use crate::certificate::{
+    BlockCache, Blocked, Certificate, CertificateError, Claim, Entry, Part, Proves, position_key,
+};
 use crate::check::tables::verify_table;
 use crate::index::Signature;
 use crate::probe::{ProbeError, ValueTables};
@@ -535,9 +537,12 @@ fn check_all(
 /// composed win could go round for ever.
 fn win_cycle(all: &[Checked]) -> Option<usize> {
     let wins = |c: &Checked| c.cert.parts.iter().all(|p| p.claim == Claim::Win);
-    let adj: Vec<Vec<usize>> = all
+    let adj: Vec<Vec<u32>> = all
         .iter()
-        .map(|c| if wins(c) { c.refs.clone() } else { Vec::new() })
+        .map(|c| {
+            let refs = if wins(c) { &c.refs[..] } else { &[] };
+            refs.iter().map(|&r| r as u32).collect()
+        })
         .collect();
     find_cycle(&adj)
 }
@@ -726,7 +731,9 @@ impl<'a> Ends<'a> {
 }
 
 /// Checks one proof of a certificate; returns the number of moves followed. A
-/// lemma used is marked in `used`.
+/// lemma used is marked in `used`. The reader has the entries sorted by position
+/// key, each once, so they are their own index (a binary search, no map); only a
+/// win keeps the moves inside the proof, as a compact graph for its cycle check.
 fn check_part(
     checked: &Checked,
     part: &Part,
@@ -734,39 +741,36 @@ fn check_part(
     used: &[AtomicBool],
 ) -> Result<u64, CheckError> {
     let ends = Ends::new(checked, part, tables, used);
-    let mut index: HashMap<Position, usize> = HashMap::with_capacity(part.entries.len());
-    for (i, e) in part.entries.iter().enumerate() {
-        if index.insert(e.position, i).is_some() {
-            return Err(ends.invalid(&e.position, "listed twice".into()));
-        }
-    }
+    let entries = &part.entries;
+    let index = |to: &Position| -> Result<Option<u32>, CheckError> {
+        let key = position_key(to);
+        Ok(entries
+            .binary_search_by_key(&key, |e| position_key(&e.position))
+            .ok()
+            .map(|i| i as u32))
+    };
     let root = &checked.cert.root;
-    if !index.contains_key(root) {
+    if index(root)?.is_none() {
         return Err(ends.invalid(root, "the root is not in the proof".into()));
+    }
+    let follow = |e: &Entry| ends.moves(&e.position, e.mv.as_deref(), index);
+    if part.claim == Claim::NotLose {
+        return entries
+            .par_iter()
+            .map(|e| follow(e).map(|(_, n)| n))
+            .try_reduce(|| 0, |a, b| Ok(a + b));
     }
     // Every position's moves, in parallel; the edges inside the proof are kept for
     // the acyclicity check of a win.
-    let edges: Vec<Result<(Vec<usize>, u64), CheckError>> = part
-        .entries
+    let edges: Vec<(Box<[u32]>, u64)> = entries
         .par_iter()
-        .map(|e| {
-            ends.moves(&e.position, e.mv.as_deref(), |to| {
-                Ok(index.get(to).copied())
-            })
-        })
-        .collect();
-    let mut adj = Vec::with_capacity(edges.len());
-    let mut moves = 0;
-    for r in edges {
-        let (out, n) = r?;
-        moves += n;
-        adj.push(out);
-    }
-    if part.claim == Claim::Win
-        && let Some(i) = find_cycle(&adj)
-    {
+        .map(|e| follow(e).map(|(out, n)| (out.into_boxed_slice(), n)))
+        .collect::<Result<_, _>>()?;
+    let moves = edges.iter().map(|e| e.1).sum();
+    let adj: Vec<Box<[u32]>> = edges.into_iter().map(|e| e.0).collect();
+    if let Some(i) = find_cycle(&adj) {
         return Err(ends.invalid(
-            &part.entries[i].position,
+            &entries[i].position,
             "lies on a cycle: a win must end".into(),
         ));
     }
@@ -829,19 +833,20 @@ fn check_blocked_part(
 /// nodes in topological order; what remains holds a cycle and everything downstream
 /// of one, so every node left has a predecessor left (not always a successor):
 /// walking backwards inside the remainder must come back to a node.
-fn find_cycle(adj: &[Vec<usize>]) -> Option<usize> {
+fn find_cycle(adj: &[impl AsRef<[u32]>]) -> Option<usize> {
     let n = adj.len();
     let mut indeg = vec![0usize; n];
     for out in adj {
-        for &j in out {
-            indeg[j] += 1;
+        for &j in out.as_ref() {
+            indeg[j as usize] += 1;
         }
     }
     let mut queue: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
     let mut removed = vec![false; n];
     while let Some(i) = queue.pop() {
         removed[i] = true;
-        for &j in &adj[i] {
+        for &j in adj[i].as_ref() {
+            let j = j as usize;
             indeg[j] -= 1;
             if indeg[j] == 0 {
                 queue.push(j);
@@ -852,8 +857,8 @@ fn find_cycle(adj: &[Vec<usize>]) -> Option<usize> {
     // One predecessor left for each node left.
     let mut pred = vec![usize::MAX; n];
     for (i, out) in adj.iter().enumerate().filter(|(i, _)| !removed[*i]) {
-        for &j in out {
-            pred[j] = i;
+        for &j in out.as_ref() {
+            pred[j as usize] = i;
         }
     }
     let mut seen = vec![false; n];

@@ -65,6 +65,84 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Little-endian fields read front to back, from a slice (`Reader`) or a stream
+/// (`StreamReader`), so that one parser serves a format held in memory and one
+/// decompressed as it is read.
+pub(crate) trait Fields {
+    /// Fills `buf` with the next bytes.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), Truncated>;
+    /// Bytes not read yet.
+    fn remaining(&self) -> usize;
+    fn byte(&mut self) -> Result<u8, Truncated> {
+        let mut b = [0u8; 1];
+        self.fill(&mut b)?;
+        Ok(b[0])
+    }
+    fn le_u32(&mut self) -> Result<u32, Truncated> {
+        let mut b = [0u8; 4];
+        self.fill(&mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+    fn le_u64(&mut self) -> Result<u64, Truncated> {
+        let mut b = [0u8; 8];
+        self.fill(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+}
+
+impl Fields for Reader<'_> {
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), Truncated> {
+        buf.copy_from_slice(self.take(buf.len())?);
+        Ok(())
+    }
+    fn remaining(&self) -> usize {
+        Reader::remaining(self)
+    }
+}
+
+/// Fields of a stream of a known length (a payload decompressed as it is read):
+/// memory is the caller's buffers, not the stream's size. A read that fails is
+/// `Truncated`, its cause kept in `error`.
+pub(crate) struct StreamReader<R> {
+    inner: R,
+    left: u64,
+    /// Why the last read failed, if the stream (not its length) failed it.
+    pub(crate) error: Option<std::io::Error>,
+}
+
+impl<R: Read> StreamReader<R> {
+    /// The stream `inner`, which should hold `len` bytes.
+    pub(crate) fn new(inner: R, len: u64) -> StreamReader<R> {
+        StreamReader {
+            inner,
+            left: len,
+            error: None,
+        }
+    }
+
+    /// Whether the stream ends where its length says (no byte beyond it).
+    pub(crate) fn at_end(&mut self) -> bool {
+        self.left == 0 && matches!(self.inner.read(&mut [0u8; 1]), Ok(0))
+    }
+}
+
+impl<R: Read> Fields for StreamReader<R> {
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), Truncated> {
+        if (buf.len() as u64) > self.left {
+            return Err(Truncated);
+        }
+        self.inner.read_exact(buf).map_err(|e| {
+            self.error = Some(e);
+            Truncated
+        })?;
+        self.left -= buf.len() as u64;
+        Ok(())
+    }
+    fn remaining(&self) -> usize {
+        usize::try_from(self.left).unwrap_or(usize::MAX)
+    }
+}
+
 /// The little-endian `u32` at `at` of a slice whose length the caller has checked.
 pub(crate) fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
