@@ -673,6 +673,7 @@ fn composed_proofs_check_and_agree_with_the_whole_proofs() {
         let mut files: Vec<PathBuf> = std::fs::read_dir(&lemmas)
             .unwrap()
             .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "fnlemma"))
             .collect();
         files.sort();
         let n = files.len();
@@ -686,6 +687,133 @@ fn composed_proofs_check_and_agree_with_the_whole_proofs() {
         assert_eq!((all.certificates, all.lemmas), (n + 1, 0), "{w}x{h}");
         assert!(all.positions > r.positions);
     }
+}
+
+/// Forged lemmas: a lemma of a position one ply into dimy whose claim was changed
+/// ("White does not lose" made "White wins"), moved to another position, or given
+/// another move, each saved under its new checksum name as a lemma would be. The
+/// searches (`prove`, `prove_tree`, `prove_jobs`) check every lemma before they
+/// trust it: each forgery is refused with its name, the search goes on without it,
+/// and the answer stays the truth (dimy is a draw). Before, the changed claim made
+/// `prove` answer a win for White.
+#[test]
+fn forged_lemmas_are_refused_and_the_searches_stay_right() {
+    let board = Board::get(5, 5).unwrap();
+    let k = 6;
+    let dir = tempfile::tempdir().unwrap();
+    let start = Position::start(board);
+    let genuine = dir.path().join("genuine");
+    let first = positions_at(&start, 1);
+    for pos in &first {
+        prove_into(dir.path(), &genuine, pos, k);
+    }
+    let read = |name: &std::ffi::OsStr| Certificate::read(&genuine.join(name)).unwrap();
+    let names: Vec<_> = std::fs::read_dir(&genuine)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().ends_with(".fnlemma"))
+        .collect();
+    let lemma = names
+        .iter()
+        .map(|n| read(n))
+        .find(|c| {
+            c.proves == Proves::Lemma(Color::White, Claim::NotLose)
+                && first.contains(&c.root)
+                && c.parts[0]
+                    .entries
+                    .iter()
+                    .any(|e| e.mv.is_some() && e.position.legal_moves().len() > 1)
+        })
+        .expect("a lemma that White does not lose after its first move");
+    let mut claim = lemma.clone();
+    claim.proves = Proves::Lemma(Color::White, Claim::Win);
+    claim.parts[0].claim = Claim::Win;
+    let mut moved = lemma.clone();
+    moved.root = *first.iter().find(|p| **p != lemma.root).unwrap();
+    let mut mv = lemma.clone();
+    let e = mv.parts[0]
+        .entries
+        .iter_mut()
+        .find(|e| e.mv.is_some() && e.position.legal_moves().len() > 1)
+        .unwrap();
+    let other = e
+        .position
+        .legal_moves()
+        .iter()
+        .map(|m| m.notation(e.position.board()))
+        .find(|m| Some(m) != e.mv.as_ref())
+        .unwrap();
+    e.mv = Some(other);
+    for (what, forged) in [("claim", claim), ("position", moved), ("move", mv)] {
+        let lemmas = dir.path().join(what);
+        std::fs::create_dir(&lemmas).unwrap();
+        for n in &names {
+            std::fs::copy(genuine.join(n), lemmas.join(n)).unwrap();
+        }
+        let name = forged.write_lemma(&lemmas).unwrap().file_name();
+        let refused = |r: &[(String, String)]| {
+            assert!(
+                r.iter().any(|(n, _)| *n == name),
+                "{what}: {name} not refused: {r:?}"
+            );
+        };
+        let mut o = opts(k);
+        o.lemmas = Some(lemmas.clone());
+        let proved = prove(dir.path(), &start, &o, |_| {}, &|_| {}).unwrap();
+        assert_eq!(
+            proved.certificate.proves,
+            Proves::Value(Wdl::Draw),
+            "{what}"
+        );
+        refused(&proved.lemmas_refused);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let mut t = fanotb::TreeOptions::new(Color::White, &lemmas);
+        t.prove = opts(k);
+        t.workers = 1;
+        let tree = fanotb::prove_tree(dir.path(), &start, &t, &stop, &|_| {}).unwrap();
+        assert_eq!(
+            tree.attacker_wins,
+            Some(false),
+            "{what}: White does not win dimy"
+        );
+        refused(&tree.lemmas_refused);
+        let mut j = fanotb::JobOptions::new(1, &lemmas);
+        j.prove = opts(k);
+        j.workers = 1;
+        let jobs = fanotb::prove_jobs(dir.path(), &start, &j, &stop, &|_| {}).unwrap();
+        let root = jobs.root.expect("the root's value");
+        assert_eq!(root.proves, Proves::Value(Wdl::Draw), "{what}");
+        refused(&jobs.lemmas_refused);
+    }
+}
+
+/// A 2 GB sparse file among the lemmas (before: read whole, 2.1 GB resident, 11 to
+/// 21 s, before its header was looked at) is refused on its header and size, unread,
+/// by the search and by the certificate reader.
+#[test]
+fn an_oversized_lemma_file_is_refused_unread() {
+    let board = Board::get(3, 3).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let lemmas = dir.path().join("lemmas");
+    std::fs::create_dir(&lemmas).unwrap();
+    let big = lemmas.join("0123456789abcdef.fnlemma");
+    let f = std::fs::File::create(&big).unwrap();
+    let mut head = b"FNPROOF\n".to_vec();
+    head.extend_from_slice(&2u32.to_le_bytes());
+    std::io::Write::write_all(&mut &f, &head).unwrap();
+    f.set_len(2 << 30).unwrap();
+    let mut o = opts(4);
+    o.lemmas = Some(lemmas.clone());
+    let proved = prove(dir.path(), &Position::start(board), &o, |_| {}, &|_| {}).unwrap();
+    assert_eq!(proved.certificate.proves, Proves::Value(Wdl::Win));
+    let (name, why) = &proved.lemmas_refused[0];
+    assert_eq!(name, "0123456789abcdef.fnlemma");
+    assert!(
+        why.contains("bytes, more than any lemma") && why.contains("not read"),
+        "{why}"
+    );
+    let e = Certificate::read(&big).unwrap_err().to_string();
+    assert!(e.contains("truncated or extended"), "{e}");
 }
 
 /// Rewrites the lemma `old` of `cert` as `lemma` (a new file, by its checksum) and

@@ -468,12 +468,28 @@ impl Certificate {
         if !meta.is_file() {
             return Err(damaged("not a regular file"));
         }
-        if Certificate::file_version(path)? == Some(blocked::BLOCKED) {
-            let (head, sum, blocks) = Blocked::open(path)?;
-            return Ok((head, sum, Some(blocks)));
+        // The header first: a file of another kind, or whose header does not give
+        // its size, is refused before its body is read.
+        match Certificate::file_version(path)? {
+            Some(blocked::BLOCKED) => {
+                let (head, sum, blocks) = Blocked::open(path)?;
+                return Ok((head, sum, Some(blocks)));
+            }
+            None if meta.len() >= 12 => {
+                return Err(CertificateError::NotACertificate { path: path.into() });
+            }
+            _ => {}
         }
         if meta.len() > MAX_FILE {
             return Err(damaged("larger than any certificate this reader takes"));
+        }
+        let mut head = [0u8; 28];
+        if crate::files::read::open_regular(path)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok()
+            && u64_at(&head, 20).checked_add(44) != Some(meta.len())
+        {
+            return Err(damaged("truncated or extended"));
         }
         let bytes = crate::files::read::read_bounded(path, MAX_FILE).map_err(io)?;
         let cert = Certificate::from_bytes(path, &bytes)?;

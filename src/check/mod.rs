@@ -3,5 +3,6 @@
 //! of a table from its successors. Neither shares code with the search or the
 //! generator it checks.
 
+pub(crate) mod lemmas;
 pub(crate) mod proof;
 pub(crate) mod tables;

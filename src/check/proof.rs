@@ -185,15 +185,15 @@ fn required(root: &Position, proves: Proves) -> Vec<(u8, u8)> {
 }
 
 /// A certificate to check: the root's or a lemma's.
-struct Checked {
+pub(super) struct Checked {
     /// `the certificate`, or the lemma's file name.
-    name: String,
-    cert: Certificate,
+    pub(super) name: String,
+    pub(super) cert: Certificate,
     /// Each of its lemmas: the index of that lemma's certificate here.
-    refs: Vec<usize>,
+    pub(super) refs: Vec<usize>,
     /// A version 3 file's blocks, read as the check goes (then `cert` lists no
     /// positions).
-    blocked: Option<Blocked>,
+    pub(super) blocked: Option<Blocked>,
 }
 
 impl Checked {
@@ -207,7 +207,7 @@ impl Checked {
 }
 
 /// Refuses a certificate whose proofs are not those that what it proves needs.
-fn check_claims(name: &str, cert: &Certificate) -> Result<(), CheckError> {
+pub(super) fn check_claims(name: &str, cert: &Certificate) -> Result<(), CheckError> {
     let mut found: Vec<(u8, u8)> = cert
         .parts
         .iter()
@@ -495,28 +495,9 @@ fn check_all(
     let mut positions = 0;
     let mut moves = 0;
     for c in &all {
-        let used: Vec<AtomicBool> = c
-            .cert
-            .lemmas
-            .iter()
-            .map(|_| AtomicBool::new(false))
-            .collect();
-        for (i, part) in c.cert.parts.iter().enumerate() {
-            moves += match &c.blocked {
-                Some(b) => {
-                    let mib = opts.cache_mib.unwrap_or(DEFAULT_CACHE_MIB);
-                    check_blocked_part(c, i, b, &tables, &used, mib << 20)?
-                }
-                None => check_part(c, part, &tables, &used)?,
-            };
-            positions += c.positions(i);
-        }
-        if let Some(j) = used.iter().position(|u| !u.load(Relaxed)) {
-            return Err(CheckError::LemmaWrong {
-                name: c.cert.lemmas[j].file_name(),
-                reason: format!("{} names it, but no move of its proofs leads to it", c.name),
-            });
-        }
+        let (p, m) = check_certificate(c, &tables, opts)?;
+        positions += p;
+        moves += m;
     }
     if let Some(i) = win_cycle(&all) {
         return Err(CheckError::LemmaCycle {
@@ -529,6 +510,40 @@ fn check_all(
         tables: named.len(),
     };
     Ok((all, totals))
+}
+
+/// Checks every proof of one certificate against `tables`, each of its lemmas
+/// taken as proved; returns its positions and the moves followed. Every lemma it
+/// names must serve as a leaf somewhere.
+pub(super) fn check_certificate(
+    c: &Checked,
+    tables: &ValueTables,
+    opts: &CheckOptions,
+) -> Result<(u64, u64), CheckError> {
+    let used: Vec<AtomicBool> = c
+        .cert
+        .lemmas
+        .iter()
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let (mut positions, mut moves) = (0, 0);
+    for (i, part) in c.cert.parts.iter().enumerate() {
+        moves += match &c.blocked {
+            Some(b) => {
+                let mib = opts.cache_mib.unwrap_or(DEFAULT_CACHE_MIB);
+                check_blocked_part(c, i, b, tables, &used, mib << 20)?
+            }
+            None => check_part(c, part, tables, &used)?,
+        };
+        positions += c.positions(i);
+    }
+    if let Some(j) = used.iter().position(|u| !u.load(Relaxed)) {
+        return Err(CheckError::LemmaWrong {
+            name: c.cert.lemmas[j].file_name(),
+            reason: format!("{} names it, but no move of its proofs leads to it", c.name),
+        });
+    }
+    Ok((positions, moves))
 }
 
 /// A certificate on a cycle of lemma references among certificates that claim

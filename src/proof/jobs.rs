@@ -135,6 +135,9 @@ pub struct JobsReport {
     pub levels: Vec<LevelReport>,
     /// The root's certificate (over the lemmas), once it is proved.
     pub root: Option<Certificate>,
+    /// The lemma files of the directory that did not check, with the reason: the
+    /// search went on without them.
+    pub lemmas_refused: Vec<(String, String)>,
     /// Wall time in seconds.
     pub seconds: f64,
 }
@@ -354,6 +357,7 @@ pub fn prove_jobs(
     let mut levels = job_levels(root, opts.depth, k);
     let mut reports = Vec::new();
     let mut root_cert = None;
+    let mut refused: Vec<(String, String)> = Vec::new();
     for ply in (0..levels.len()).rev() {
         if stop.load(Relaxed) {
             break;
@@ -363,7 +367,12 @@ pub fn prove_jobs(
             ply,
             jobs: jobs.len(),
         });
-        let lemmas = Lemmas::load(&opts.lemmas, root.board())?;
+        let lemmas = Lemmas::load_checked(&opts.lemmas, &values)?;
+        for r in lemmas.refused() {
+            if !refused.contains(r) {
+                refused.push(r.clone());
+            }
+        }
         // The lemmas elsewhere than this level: what a job's attempt is compared by
         // (the level's own lemmas, its jobs', hardly ever serve a sibling).
         let below = lemmas.len() - jobs.iter().map(|p| lemmas.at(p).len()).sum::<usize>();
@@ -418,13 +427,18 @@ pub fn prove_jobs(
             root_cert = match proved_root.into_inner().expect("not poisoned") {
                 Some(c) => Some(c),
                 // Proved by an earlier run: its lemmas make the certificate.
-                None => root_from_lemmas(&opts.lemmas, root)?,
+                None => root_from_lemmas(
+                    &opts.lemmas,
+                    &Lemmas::load_checked(&opts.lemmas, &values)?,
+                    root,
+                )?,
             };
         }
     }
     Ok(JobsReport {
         levels: reports,
         root: root_cert,
+        lemmas_refused: refused,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -485,7 +499,7 @@ impl Job<'_> {
         // serve the next jobs.
         let mut snapshot = {
             let mut all = lemmas.write().expect("not poisoned");
-            all.refresh(&opts.lemmas, pos.board())?;
+            all.refresh_checked(&opts.lemmas, values)?;
             if let Some(v) = known(&all, pos) {
                 return Ok((JobResult::Known(v), 0, None));
             }
@@ -617,10 +631,10 @@ fn establish(
 /// win, or two "does not lose"), if they give its value and agree on the tables.
 pub(super) fn root_from_lemmas(
     dir: &Path,
+    lemmas: &Lemmas,
     root: &Position,
 ) -> Result<Option<Certificate>, ProveError> {
-    let lemmas = Lemmas::load(dir, root.board())?;
-    let Some(value) = known(&lemmas, root) else {
+    let Some(value) = known(lemmas, root) else {
         return Ok(None);
     };
     let me = root.turn();

@@ -1,13 +1,19 @@
 //! The lemma directory as the search reads it: each lemma's claim, by position, so
 //! that a proved sub-position is a leaf of every later search (docs/PROOF.md,
-//! "Lemmas"). The search trusts the lemmas; `check` verifies them.
+//! "Lemmas"). The search checks each lemma before it trusts it (`load_checked`):
+//! a false one is refused, with its name and the reason, and the search goes on
+//! without it. Checked lemmas are recorded by checksum in the directory's
+//! `checked.tsv`, so that a later search does not check them again.
 
 use std::path::{Path, PathBuf};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::search::Key;
+use super::tsv::TsvLog;
 use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves};
+use crate::check::lemmas::LemmaChecker;
+use crate::probe::ValueTables;
 use crate::rules::board::Board;
 use crate::rules::position::{Color, Position};
 
@@ -19,7 +25,17 @@ pub struct Lemmas {
     /// The checksums of the lemma files read or added, so that `refresh` reads
     /// only the files written since.
     files: FxHashSet<u64>,
+    /// The lemma files refused by `refresh_checked`: the file's name and why.
+    refused: Vec<(String, String)>,
 }
+
+/// The record of checked lemmas in a lemma directory, one checksum a line under a
+/// header that names the checker; a record by another version is not used.
+const CHECKED_LOG: &str = "checked.tsv";
+
+/// The largest lemma file of format version 1 or 2 read (they are read whole); the
+/// largest of the tsivy store is under 100 KB.
+const MAX_LEMMA_BYTES: u64 = 256 << 20;
 
 impl Lemmas {
     /// No lemmas: every position is searched.
@@ -39,6 +55,133 @@ impl Lemmas {
         Ok(lemmas)
     }
 
+    /// Reads every `*.fnlemma` file of `dir` for the board of `tables`, and keeps
+    /// those that check (`refresh_checked`).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Lemmas::refresh_checked`].
+    pub(crate) fn load_checked(
+        dir: &Path,
+        tables: &ValueTables,
+    ) -> Result<Lemmas, CertificateError> {
+        let mut lemmas = Lemmas::none();
+        lemmas.refresh_checked(dir, tables)?;
+        Ok(lemmas)
+    }
+
+    /// Reads the `*.fnlemma` files of `dir` not read yet, and keeps those of the
+    /// board of `tables` whose proofs hold over `tables`, checked in the order of
+    /// their references (a lemma after those it relies on). A file that cannot be
+    /// read, is damaged or too large (its header and size are read first), is not
+    /// named by its checksum, or does not prove what it claims is refused, with its
+    /// name and the reason (`refused`); so is every lemma that relies on a refused
+    /// one. Returns how many files it read.
+    ///
+    /// # Errors
+    ///
+    /// Only the directory's own: it cannot be listed, or the record of checked
+    /// lemmas cannot be written.
+    pub(crate) fn refresh_checked(
+        &mut self,
+        dir: &Path,
+        tables: &ValueTables,
+    ) -> Result<usize, CertificateError> {
+        let io = |source| CertificateError::Io {
+            path: dir.into(),
+            source,
+        };
+        let paths = self.unread(dir)?;
+        let log = TsvLog::new(dir, CHECKED_LOG, checked_header());
+        let recorded: FxHashSet<u64> = match log.read() {
+            Ok(text) if text.lines().next() == Some(checked_header()) => text
+                .lines()
+                .skip(1)
+                .filter_map(|l| u64::from_str_radix(l.trim(), 16).ok())
+                .collect(),
+            _ => FxHashSet::default(),
+        };
+        let mut checker = LemmaChecker::new(tables);
+        for l in self.by_key.values().flatten() {
+            checker.trust(*l);
+        }
+        // Every file read, its header and size first; the lemmas of other boards are
+        // passed over.
+        let mut waiting: Vec<(String, Certificate, u64)> = Vec::new();
+        for path in &paths {
+            let name = path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            match read_lemma(path) {
+                Err(e) => self.refused.push((name, e.to_string())),
+                Ok((cert, sum)) if cert.root.board() != tables.board() => {
+                    self.files.insert(sum);
+                }
+                Ok((cert, sum)) => waiting.push((name, cert, sum)),
+            }
+        }
+        // In waves: the lemmas whose references are all trusted, checked in
+        // parallel; what is left when no lemma is ready relies on a refused or
+        // missing lemma, or on a cycle.
+        let mut newly = Vec::new();
+        loop {
+            let (ready, rest): (Vec<_>, Vec<_>) = waiting
+                .into_iter()
+                .partition(|(_, c, _)| c.lemmas.iter().all(|l| checker.trusts(l.checksum)));
+            waiting = rest;
+            if ready.is_empty() {
+                break;
+            }
+            use rayon::prelude::*;
+            let results: Vec<_> = ready
+                .into_par_iter()
+                .map(|(name, cert, sum)| {
+                    let r = if recorded.contains(&sum) {
+                        // Checked before: its tables must still be these.
+                        checker
+                            .same_tables(&cert)
+                            .and_then(|()| lemma_ref(&cert, sum))
+                    } else {
+                        checker.check(&name, cert, sum).map_err(|e| e.to_string())
+                    };
+                    (name, sum, r)
+                })
+                .collect();
+            for (name, sum, r) in results {
+                match r {
+                    Ok(l) => {
+                        if !recorded.contains(&sum) {
+                            newly.push(sum);
+                        }
+                        checker.trust(l);
+                        self.add(l);
+                    }
+                    Err(why) => self.refused.push((name, why)),
+                }
+            }
+        }
+        for (name, cert, _) in waiting {
+            let missing = cert
+                .lemmas
+                .iter()
+                .find(|l| !checker.trusts(l.checksum))
+                .map_or_else(String::new, |l| l.file_name());
+            self.refused.push((
+                name,
+                format!("it relies on lemma {missing}, which is missing, refused or on a cycle"),
+            ));
+        }
+        for sum in newly {
+            log.append(&format!("{sum:016x}")).map_err(io)?;
+        }
+        Ok(paths.len())
+    }
+
+    /// The lemma files refused so far, with the reason: each name once.
+    pub fn refused(&self) -> &[(String, String)] {
+        &self.refused
+    }
+
     /// Reads the `*.fnlemma` files of `dir` not read or added yet (another worker's,
     /// written meanwhile), keeps those of `board`, and returns how many files it read.
     ///
@@ -47,14 +190,30 @@ impl Lemmas {
     /// A file that cannot be read or is damaged, that is not a lemma, or whose
     /// checksum is not the one its name gives: each would mislead the search, and
     /// the error names the file to remove.
-    pub fn refresh(
-        &mut self,
-        dir: &Path,
-        board: &'static Board,
-    ) -> Result<usize, CertificateError> {
+    fn refresh(&mut self, dir: &Path, board: &'static Board) -> Result<usize, CertificateError> {
+        let paths = self.unread(dir)?;
+        for path in &paths {
+            let (cert, checksum) = read_lemma(path)?;
+            if cert.root.board() != board {
+                self.files.insert(checksum);
+                continue;
+            }
+            self.add(
+                lemma_ref(&cert, checksum).map_err(|what| CertificateError::Damaged {
+                    path: path.clone(),
+                    what,
+                })?,
+            );
+        }
+        Ok(paths.len())
+    }
+
+    /// The `*.fnlemma` files of `dir` not read or added yet, sorted (none if `dir`
+    /// does not exist yet).
+    fn unread(&self, dir: &Path) -> Result<Vec<PathBuf>, CertificateError> {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(source) => {
                 return Err(CertificateError::Io {
                     path: dir.into(),
@@ -65,7 +224,7 @@ impl Lemmas {
         let mut paths: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "fnlemma"))
-            // A lemma's name is its checksum in hex (checked below as it is read).
+            // A lemma's name is its checksum in hex (checked as it is read).
             .filter(|p| {
                 p.file_stem()
                     .and_then(|s| u64::from_str_radix(s.to_str()?, 16).ok())
@@ -73,33 +232,7 @@ impl Lemmas {
             })
             .collect();
         paths.sort();
-        for path in &paths {
-            let (cert, checksum) = Certificate::read_summed(path)?;
-            let damaged = |what: String| CertificateError::Damaged {
-                path: path.clone(),
-                what,
-            };
-            let Proves::Lemma(side, claim) = cert.proves else {
-                return Err(damaged("a certificate of a value, not a lemma".into()));
-            };
-            let name = crate::certificate::lemma_file_name(checksum);
-            if path.file_name().is_none_or(|n| *n != *name) {
-                return Err(damaged(format!(
-                    "its checksum names it {name}: a lemma is kept under that name"
-                )));
-            }
-            if cert.root.board() != board {
-                self.files.insert(checksum);
-                continue;
-            }
-            self.add(LemmaRef {
-                position: cert.root,
-                side,
-                claim,
-                checksum,
-            });
-        }
-        Ok(paths.len())
+        Ok(paths)
     }
 
     /// Adds a lemma (kept once per side and claim).
@@ -165,6 +298,53 @@ impl Lemmas {
             .any(|l| l.serves(side.other(), dual))
             .then_some(Err(()))
     }
+}
+
+/// The header of `checked.tsv`: the checker that checked the lemmas it lists.
+fn checked_header() -> &'static str {
+    concat!("lemma checked by fanotb ", env!("CARGO_PKG_VERSION"))
+}
+
+/// Reads the lemma file `path` with its checksum: its header and size first (a
+/// file of another kind or of a size no lemma has is refused unread), then the
+/// whole, which must be a lemma named by its checksum.
+fn read_lemma(path: &Path) -> Result<(Certificate, u64), CertificateError> {
+    let damaged = |what: String| CertificateError::Damaged {
+        path: path.into(),
+        what,
+    };
+    let len = std::fs::symlink_metadata(path)
+        .map_err(|source| CertificateError::Io {
+            path: path.into(),
+            source,
+        })?
+        .len();
+    if len > MAX_LEMMA_BYTES && Certificate::file_version(path)? != Some(3) {
+        return Err(damaged(format!(
+            "{len} bytes, more than any lemma this search reads ({MAX_LEMMA_BYTES}): not read"
+        )));
+    }
+    let (cert, checksum) = Certificate::read_summed(path)?;
+    let name = crate::certificate::lemma_file_name(checksum);
+    if path.file_name().is_none_or(|n| *n != *name) {
+        return Err(damaged(format!(
+            "its checksum names it {name}: a lemma is kept under that name"
+        )));
+    }
+    Ok((cert, checksum))
+}
+
+/// The reference to the lemma `cert` of this checksum: what it claims.
+fn lemma_ref(cert: &Certificate, checksum: u64) -> Result<LemmaRef, String> {
+    let Proves::Lemma(side, claim) = cert.proves else {
+        return Err("a certificate of a value, not a lemma".into());
+    };
+    Ok(LemmaRef {
+        position: cert.root,
+        side,
+        claim,
+        checksum,
+    })
 }
 
 /// What lemmas of one position settle of "does `attacker` win there?": yes when one

@@ -136,8 +136,12 @@ pub struct Proved {
     pub table_seconds: f64,
     /// Wall time of the searches and the extraction.
     pub search_seconds: f64,
-    /// Lemmas the searches could use (those of the lemma directory on this board).
+    /// Lemmas the searches could use (those of the lemma directory on this board
+    /// that check).
     pub lemmas_loaded: usize,
+    /// The lemma files of the directory that did not check, with the reason: the
+    /// searches went on without them.
+    pub lemmas_refused: Vec<(String, String)>,
 }
 
 /// The tables a proof of `pos` with table leaves of at most `k` stones needs.
@@ -169,7 +173,7 @@ pub fn prove(
     let (values, tables) = prepare_tables(dir, pos, opts, table_report)?;
     let table_seconds = t0.elapsed().as_secs_f64();
     let mut lemmas = match &opts.lemmas {
-        Some(d) => Lemmas::load(d, pos.board())?,
+        Some(d) => Lemmas::load_checked(d, &values)?,
         None => Lemmas::none(),
     };
     lemmas.remove(pos);
@@ -182,6 +186,7 @@ pub fn prove(
         table_seconds,
         search_seconds: t1.elapsed().as_secs_f64(),
         lemmas_loaded: lemmas.len(),
+        lemmas_refused: lemmas.refused().to_vec(),
     })
 }
 

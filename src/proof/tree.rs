@@ -99,6 +99,9 @@ pub struct TreeReport {
     pub progress: TreeProgress,
     /// The root's value, once its lemmas give it (this question's and the other's).
     pub root: Option<Certificate>,
+    /// The lemma files of the directory that did not check, with the reason: the
+    /// search went on without them.
+    pub lemmas_refused: Vec<(String, String)>,
     /// The root's successors in the tree with their proof and disproof numbers at
     /// the end (none once the root is decided, or before it is expanded): where
     /// each move of the root stands.
@@ -438,7 +441,7 @@ pub fn prove_tree(
     std::fs::create_dir_all(&opts.lemmas).map_err(io(&opts.lemmas))?;
     let mut run = Runner {
         values: &values,
-        lemmas: Lemmas::load(&opts.lemmas, root.board())?,
+        lemmas: Lemmas::load_checked(&opts.lemmas, &values)?,
         log: TreeLog::open(&opts.lemmas).map_err(io(&opts.lemmas))?,
         opts,
         job_opts,
@@ -547,10 +550,12 @@ pub fn prove_tree(
         .iter()
         .map(|&c| (tree[c].pos, tree[c].pn, tree[c].dn))
         .collect();
+    let now = Lemmas::load_checked(&opts.lemmas, &values)?;
     Ok(TreeReport {
         attacker_wins,
         progress: last,
-        root: root_from_lemmas(&opts.lemmas, root)?,
+        root: root_from_lemmas(&opts.lemmas, &now, root)?,
+        lemmas_refused: now.refused().to_vec(),
         moves,
     })
 }
