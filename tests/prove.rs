@@ -143,9 +143,82 @@ fn random_positions_agree_with_the_tables() {
     }
 }
 
+/// Frames `payload` as a certificate file of `version` (docs/PROOF.md), as a forger
+/// with the format in hand would.
+fn framed(version: u32, payload: &[u8]) -> Vec<u8> {
+    let packed = zstd::bulk::compress(payload, 3).unwrap();
+    let mut b = b"FNPROOF\n".to_vec();
+    b.extend_from_slice(&version.to_le_bytes());
+    b.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    b.extend_from_slice(&(packed.len() as u64).to_le_bytes());
+    b.extend_from_slice(&packed);
+    let sum = xxhash_rust::xxh3::xxh3_64(&b);
+    b.extend_from_slice(&sum.to_le_bytes());
+    b.extend_from_slice(b"FNPREND\n");
+    b
+}
+
+/// Version 4 writes a proof as its side's moves: on small boards it reads back as
+/// the very certificate written (positions and moves), checks as its version 2 form
+/// does (the same positions and moves followed), takes a fraction of the bytes, and
+/// a move number changed, a move too many or too few is refused.
+#[test]
+fn proofs_written_as_moves_read_back_whole_and_check_the_same() {
+    for ((w, h), k) in [((3, 3), 4), ((5, 3), 4), ((5, 5), 6)] {
+        let dir = tempfile::tempdir().unwrap();
+        let board = Board::get(w, h).unwrap();
+        let (_, cert) = prove_and_check(dir.path(), &Position::start(board), k);
+        let compact = cert.to_bytes();
+        let listed = cert.to_listed_bytes();
+        assert_eq!(compact[8..12], 4u32.to_le_bytes(), "{w}x{h}: version 4");
+        let path = dir.path().join("x.fnproof");
+        assert_eq!(Certificate::from_bytes(&path, &compact).unwrap(), cert);
+        // Dimy's draw: 932 bytes as moves, 12,968 as positions.
+        let ratio = if (w, h) == (5, 5) { 10 } else { 1 };
+        assert!(
+            compact.len() * ratio < listed.len(),
+            "{w}x{h}: {} bytes as moves, {} as positions",
+            compact.len(),
+            listed.len()
+        );
+        let (a, b) = (dir.path().join("a.fnproof"), dir.path().join("b.fnproof"));
+        std::fs::write(&a, &compact).unwrap();
+        std::fs::write(&b, &listed).unwrap();
+        let (ra, rb) = (
+            check(&a, dir.path()).unwrap(),
+            check(&b, dir.path()).unwrap(),
+        );
+        assert_eq!(
+            (ra.positions, ra.moves),
+            (rb.positions, rb.moves),
+            "{w}x{h}"
+        );
+        // The payload, tampered: its last move number, one move more, one less.
+        let payload = zstd::decode_all(&compact[28..compact.len() - 16]).unwrap();
+        let mut last = payload.clone();
+        *last.last_mut().unwrap() = 0x7f;
+        let mut more = payload.clone();
+        more.push(0);
+        let fewer = payload[..payload.len() - 1].to_vec();
+        for (what, p) in [("move number", last), ("more", more), ("fewer", fewer)] {
+            std::fs::write(&a, framed(4, &p)).unwrap();
+            let e = check(&a, dir.path()).unwrap_err().to_string();
+            assert!(
+                e.contains("move number")
+                    || e.contains("moves")
+                    || e.contains("ends early")
+                    || e.contains("bytes after"),
+                "{w}x{h} {what}: {e}"
+            );
+        }
+    }
+}
+
+/// The check of `cert` written as positions (version 1 or 2: version 4 writes only
+/// the moves of a walk, so a tampered order or notation could not be written).
 fn rejected(dir: &Path, cert: &Certificate) -> String {
     let file = dir.join("tampered.fnproof");
-    cert.write(&file).unwrap();
+    std::fs::write(&file, cert.to_listed_bytes()).unwrap();
     match check(&file, dir) {
         Ok(r) => panic!("a tampered certificate passed: {r:?}"),
         Err(e) => e.to_string(),

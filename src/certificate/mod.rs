@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 mod blocked;
+mod compact;
 
 pub(crate) use blocked::{BlockCache, Blocked};
 
@@ -74,7 +75,7 @@ pub enum CertificateError {
     /// The file is a certificate of a format version this build does not read.
     #[error(
         "{path}: certificate format version {found}, this fanotb reads versions 1 to {}",
-        blocked::BLOCKED
+        compact::COMPACT
     )]
     Version {
         /// The file read.
@@ -267,8 +268,8 @@ pub(crate) fn put_position(v: &mut Vec<u8>, p: &Position) {
 }
 
 impl Certificate {
-    /// The version the file is written in: 1 when version 1 can hold it (a value
-    /// without lemmas), so that such files stay as they were.
+    /// The version the file is written in when version 4 cannot hold it: 1 when
+    /// version 1 can (a value without lemmas), else 2.
     pub fn version(&self) -> u32 {
         match (self.proves, self.lemmas.is_empty()) {
             (Proves::Value(_), true) => 1,
@@ -314,14 +315,7 @@ impl Certificate {
             v.push(sig.them);
             put_u64(v, *sum);
         }
-        v.push(self.parts.len() as u8);
-        for (i, p) in self.parts.iter().enumerate() {
-            v.push(color_byte(p.side));
-            v.push(claim_byte(p.claim));
-            put_u64(v, p.entries.len() as u64);
-            body(v, i);
-        }
-        if version >= 2 {
+        let lemmas = |v: &mut Vec<u8>| {
             v.extend_from_slice(&(self.lemmas.len() as u32).to_le_bytes());
             for l in &self.lemmas {
                 put_u64(v, l.checksum);
@@ -329,15 +323,64 @@ impl Certificate {
                 v.push(color_byte(l.side));
                 v.push(claim_byte(l.claim));
             }
+        };
+        // Version 4 lists the lemmas before the proofs, and a proof's body counts
+        // its own moves.
+        if version == compact::COMPACT {
+            lemmas(v);
+        }
+        v.push(self.parts.len() as u8);
+        for (i, p) in self.parts.iter().enumerate() {
+            v.push(color_byte(p.side));
+            v.push(claim_byte(p.claim));
+            if version != compact::COMPACT {
+                put_u64(v, p.entries.len() as u64);
+            }
+            body(v, i);
+        }
+        if (2..compact::COMPACT).contains(&version) {
+            lemmas(v);
         }
     }
 
-    /// The file's bytes.
+    /// The payload of version 4, each proof written as its side's moves along a
+    /// walk from the root; `None` when a proof is not exactly the positions that
+    /// walk reaches (then an earlier version holds it).
+    fn compact_payload(&self) -> Option<Vec<u8>> {
+        let bodies: Vec<Vec<u8>> = self
+            .parts
+            .iter()
+            .map(|p| compact::encode_part(self, p))
+            .collect::<Option<_>>()?;
+        let mut v = Vec::new();
+        self.encode(&mut v, compact::COMPACT, |v, i| {
+            v.extend_from_slice(&bodies[i])
+        });
+        Some(v)
+    }
+
+    /// The file's bytes: version 4 (the proofs as their moves) when it holds the
+    /// certificate exactly, else version 1 or 2.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let payload = self.payload();
-        let packed = zstd::bulk::compress(&payload, ZSTD_LEVEL).expect("zstd compresses memory");
+        let (version, payload) = match self.compact_payload() {
+            Some(p) => (compact::COMPACT, p),
+            None => (self.version(), self.payload()),
+        };
+        Certificate::frame(version, &payload)
+    }
+
+    /// The file's bytes in the positions' format, version 1 or 2 (`version`), as
+    /// written before version 4: every position listed as given, in the order given
+    /// (a reader refuses one out of order).
+    pub fn to_listed_bytes(&self) -> Vec<u8> {
+        Certificate::frame(self.version(), &self.payload())
+    }
+
+    /// A payload of `version` framed: magic, version, sizes, compressed, sealed.
+    fn frame(version: u32, payload: &[u8]) -> Vec<u8> {
+        let packed = zstd::bulk::compress(payload, ZSTD_LEVEL).expect("zstd compresses memory");
         let mut v = MAGIC.to_vec();
-        v.extend_from_slice(&self.version().to_le_bytes());
+        v.extend_from_slice(&version.to_le_bytes());
         put_u64(&mut v, payload.len() as u64);
         put_u64(&mut v, packed.len() as u64);
         v.extend_from_slice(&packed);
@@ -535,7 +578,7 @@ impl Certificate {
                 "a version 3 certificate is read from its file (Certificate::read), not from bytes",
             ));
         }
-        if !(1..=VERSION).contains(&version) {
+        if !(1..=VERSION).contains(&version) && version != compact::COMPACT {
             return Err(CertificateError::Version {
                 path: path.into(),
                 found: version,
@@ -642,95 +685,121 @@ pub(crate) fn parse_payload(
         }
         tables.push((sig, r.le_u64()?));
     }
-    let n_parts = r.byte()?;
-    let mut parts = Vec::new();
-    for _ in 0..n_parts {
-        let side = r.color()?;
-        let claim = r.claim()?;
-        let n = r.le_u64()?;
-        if version == blocked::BLOCKED {
-            let blocks = r.le_u32()?;
-            if n < blocks as u64 || n > blocks as u64 * blocked::MAX_BLOCK_POSITIONS as u64 {
-                return Err(format!("a proof of {n} positions in {blocks} blocks"));
-            }
-            shape.push((n, blocks));
-            parts.push(Part {
+    let mut cert = Certificate {
+        root,
+        proves,
+        max_table_stones,
+        tables,
+        parts: Vec::new(),
+        lemmas: Vec::new(),
+    };
+    // Version 4 lists the lemmas first: its proofs are walked from the root, and a
+    // lemma's position ends a walk.
+    if version == compact::COMPACT {
+        cert.lemmas = parse_lemma_refs(r, board)?;
+        let n_parts = r.byte()?;
+        for _ in 0..n_parts {
+            let side = r.color()?;
+            let claim = r.claim()?;
+            let entries = compact::decode_part(&cert, side, r)?;
+            cert.parts.push(Part {
                 side,
                 claim,
-                entries: Vec::new(),
+                entries,
             });
-            continue;
         }
-        // Each entry takes at least 18 bytes: a count beyond that is damage.
-        if n > r.remaining() as u64 / 18 {
-            return Err(format!(
-                "a proof of {n} positions in a payload too small for it"
-            ));
-        }
-        let mut entries = Vec::with_capacity(n as usize);
-        let mut last = None;
-        for _ in 0..n {
-            let position = r.position(board)?;
-            // Sorted by (White's stones with the side to move in bit 63, Black's),
-            // each once: a checker reads them in one pass.
-            let key = position_key(&position);
-            if last.is_some_and(|l| l >= key) {
-                return Err(format!("{position}: out of order, or listed twice"));
-            }
-            last = Some(key);
-            let len = r.byte()? as usize;
-            let mv = if len == 0 {
-                None
+    } else {
+        let n_parts = r.byte()?;
+        for _ in 0..n_parts {
+            let side = r.color()?;
+            let claim = r.claim()?;
+            let n = r.le_u64()?;
+            let entries = if version == blocked::BLOCKED {
+                let blocks = r.le_u32()?;
+                if n < blocks as u64 || n > blocks as u64 * blocked::MAX_BLOCK_POSITIONS as u64 {
+                    return Err(format!("a proof of {n} positions in {blocks} blocks"));
+                }
+                shape.push((n, blocks));
+                Vec::new()
             } else {
-                let mut buf = [0u8; 255];
-                r.fill(&mut buf[..len])?;
-                let text = std::str::from_utf8(&buf[..len])
-                    .map_err(|_| "a move that is not text".to_string())?;
-                Some(text.to_string())
+                parse_entries(r, board, n)?
             };
-            entries.push(Entry { position, mv });
+            cert.parts.push(Part {
+                side,
+                claim,
+                entries,
+            });
         }
-        parts.push(Part {
-            side,
-            claim,
-            entries,
-        });
-    }
-    let mut lemmas: Vec<LemmaRef> = Vec::new();
-    if version >= 2 {
-        let n = r.le_u32()?;
-        // Each reference takes 27 bytes.
-        if n as usize > r.remaining() / 27 {
-            return Err(format!("{n} lemmas in a payload too small for them"));
-        }
-        for _ in 0..n {
-            let checksum = r.le_u64()?;
-            let l = LemmaRef {
-                checksum,
-                position: r.position(board)?,
-                side: r.color()?,
-                claim: r.claim()?,
-            };
-            if lemmas.last().is_some_and(|last| last.key() >= l.key()) {
-                return Err(format!(
-                    "lemma {} for {} at {}: out of order, or listed twice",
-                    l.file_name(),
-                    l.side.name(),
-                    l.position
-                ));
-            }
-            lemmas.push(l);
+        if version >= 2 {
+            cert.lemmas = parse_lemma_refs(r, board)?;
         }
     }
     if r.remaining() != 0 {
         return Err("bytes after the last proof".into());
     }
-    Ok(Certificate {
-        root,
-        proves,
-        max_table_stones,
-        tables,
-        parts,
-        lemmas,
-    })
+    Ok(cert)
+}
+
+/// The `n` entries of a proof in versions 1 and 2: positions in key order, each
+/// with its move.
+fn parse_entries(r: &mut impl Fields, board: &'static Board, n: u64) -> Result<Vec<Entry>, String> {
+    // Each entry takes at least 18 bytes: a count beyond that is damage.
+    if n > r.remaining() as u64 / 18 {
+        return Err(format!(
+            "a proof of {n} positions in a payload too small for it"
+        ));
+    }
+    let mut entries = Vec::with_capacity(n as usize);
+    let mut last = None;
+    for _ in 0..n {
+        let position = r.position(board)?;
+        // Sorted by (White's stones with the side to move in bit 63, Black's),
+        // each once: a checker reads them in one pass.
+        let key = position_key(&position);
+        if last.is_some_and(|l| l >= key) {
+            return Err(format!("{position}: out of order, or listed twice"));
+        }
+        last = Some(key);
+        let len = r.byte()? as usize;
+        let mv = if len == 0 {
+            None
+        } else {
+            let mut buf = [0u8; 255];
+            r.fill(&mut buf[..len])?;
+            let text = std::str::from_utf8(&buf[..len])
+                .map_err(|_| "a move that is not text".to_string())?;
+            Some(text.to_string())
+        };
+        entries.push(Entry { position, mv });
+    }
+    Ok(entries)
+}
+
+/// A certificate's lemma list: a count, then each reference, in key order.
+fn parse_lemma_refs(r: &mut impl Fields, board: &'static Board) -> Result<Vec<LemmaRef>, String> {
+    let n = r.le_u32()?;
+    // Each reference takes 27 bytes.
+    if n as usize > r.remaining() / 27 {
+        return Err(format!("{n} lemmas in a payload too small for them"));
+    }
+    let mut lemmas: Vec<LemmaRef> = Vec::new();
+    for _ in 0..n {
+        let checksum = r.le_u64()?;
+        let l = LemmaRef {
+            checksum,
+            position: r.position(board)?,
+            side: r.color()?,
+            claim: r.claim()?,
+        };
+        if lemmas.last().is_some_and(|last| last.key() >= l.key()) {
+            return Err(format!(
+                "lemma {} for {} at {}: out of order, or listed twice",
+                l.file_name(),
+                l.side.name(),
+                l.position
+            ));
+        }
+        lemmas.push(l);
+    }
+    Ok(lemmas)
 }

@@ -1,0 +1,208 @@
+//! Version 4 (docs/PROOF.md, "Certificate file, version 4"): a proof written as its
+//! side's moves alone. From the root, a walk visits each position once, depth
+//! first: where the proof's side moves, the next number of the file picks its move
+//! (an index into the legal moves sorted by notation); where the other side moves,
+//! every reply is followed, in that order. A move that leads to a finished game, a
+//! table position (at most K stones) or a position of the lemma list ends there,
+//! as it does for the checker; every other position reached is in the proof set.
+//! The positions are therefore implied: a proof takes about a byte per move of its
+//! side instead of 18 or more per position.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::{Certificate, Entry, Part, position_key};
+use crate::files::bytes::Fields;
+use crate::rules::movegen::Move;
+use crate::rules::position::{Color, Position};
+
+/// The format version of a proof written as its moves.
+pub(crate) const COMPACT: u32 = 4;
+
+/// The legal moves of `p` with their notation, sorted by notation.
+fn sorted_moves(p: &Position) -> Vec<(String, Move)> {
+    let mut moves: Vec<(String, Move)> = p
+        .legal_moves()
+        .into_iter()
+        .map(|m| (m.notation(p.board()), m))
+        .collect();
+    moves.sort_by(|a, b| a.0.cmp(&b.0));
+    moves
+}
+
+/// The positions where a walk ends without the proof set: as the checker tests a
+/// move, a finished game, a table position, a position of the lemma list.
+struct Ends {
+    k: u32,
+    lemmas: FxHashSet<(u64, u64)>,
+}
+
+impl Ends {
+    fn of(cert: &Certificate) -> Ends {
+        Ends {
+            k: cert.max_table_stones as u32,
+            lemmas: cert
+                .lemmas
+                .iter()
+                .map(|l| position_key(&l.position))
+                .collect(),
+        }
+    }
+
+    fn ends(&self, to: &Position) -> bool {
+        to.us() == 0
+            || to.is_lost()
+            || (to.us() | to.them()).count_ones() <= self.k
+            || self.lemmas.contains(&position_key(to))
+    }
+}
+
+/// The walk both directions share: from `root`, each position once, depth first;
+/// `choose` gives the index of the side's move at a position where it moves (and
+/// may refuse it), and `visit` sees each position with the move chosen there.
+fn walk(
+    root: &Position,
+    side: Color,
+    ends: &Ends,
+    mut choose: impl FnMut(&Position, &[(String, Move)]) -> Result<usize, String>,
+    mut visit: impl FnMut(&Position, Option<&str>) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut seen: FxHashSet<(u64, u64)> = FxHashSet::default();
+    let mut stack = vec![*root];
+    while let Some(p) = stack.pop() {
+        if !seen.insert(position_key(&p)) {
+            continue;
+        }
+        let moves = sorted_moves(&p);
+        if p.turn() == side {
+            let i = choose(&p, &moves)?;
+            let (text, m) = moves
+                .get(i)
+                .ok_or_else(|| format!("{p}: move number {i} of {}", moves.len()))?;
+            visit(&p, Some(text))?;
+            let to = p.apply(m);
+            if !ends.ends(&to) {
+                stack.push(to);
+            }
+        } else {
+            visit(&p, None)?;
+            // Reversed onto the stack, so the first reply is walked first.
+            for (_, m) in moves.iter().rev() {
+                let to = p.apply(m);
+                if !ends.ends(&to) {
+                    stack.push(to);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn put_varint(v: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        v.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    v.push(x as u8);
+}
+
+fn varint(r: &mut impl Fields) -> Result<u64, String> {
+    let mut x = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = r.byte()?;
+        x |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Ok(x);
+        }
+    }
+    Err("a move number longer than ten bytes".into())
+}
+
+/// Proof `part` of `cert` as version 4 writes it: its number of moves, then each
+/// move's index in walk order. `None` unless the walk reaches exactly the proof's
+/// positions (one it does not reach, or a table or lemma position in the proof set,
+/// would be lost), each with the move the proof gives.
+pub(super) fn encode_part(cert: &Certificate, part: &Part) -> Option<Vec<u8>> {
+    let by_key: FxHashMap<(u64, u64), &Entry> = part
+        .entries
+        .iter()
+        .map(|e| (position_key(&e.position), e))
+        .collect();
+    let mut indices = Vec::new();
+    let mut reached = 0usize;
+    walk(
+        &cert.root,
+        part.side,
+        &Ends::of(cert),
+        |p, moves| {
+            let mv = by_key
+                .get(&position_key(p))
+                .and_then(|e| e.mv.as_deref())
+                .ok_or_else(String::new)?;
+            let i = moves
+                .iter()
+                .position(|(t, _)| t == mv)
+                .ok_or_else(String::new)?;
+            indices.push(i as u64);
+            Ok(i)
+        },
+        |p, mv| {
+            reached += 1;
+            match by_key.get(&position_key(p)) {
+                Some(e) if e.mv.as_deref() == mv => Ok(()),
+                _ => Err(String::new()),
+            }
+        },
+    )
+    .ok()?;
+    if reached != part.entries.len() {
+        return None;
+    }
+    let mut v = Vec::new();
+    put_varint(&mut v, indices.len() as u64);
+    for i in indices {
+        put_varint(&mut v, i);
+    }
+    Some(v)
+}
+
+/// Reads proof `side` of `cert` (its root, table stones and lemma list read) as
+/// version 4 writes it, and returns its entries in key order. A proof takes one
+/// position a move of its side and one a reply at most, so the count read bounds
+/// what it costs.
+pub(super) fn decode_part(
+    cert: &Certificate,
+    side: Color,
+    r: &mut impl Fields,
+) -> Result<Vec<Entry>, String> {
+    let n = varint(r)?;
+    // Each move takes at least a byte.
+    if n > r.remaining() as u64 {
+        return Err(format!("{n} moves in a payload too small for them"));
+    }
+    let mut read = 0u64;
+    let mut entries = Vec::new();
+    walk(
+        &cert.root,
+        side,
+        &Ends::of(cert),
+        |p, _| {
+            read += 1;
+            if read > n {
+                return Err(format!("{p}: more moves than the {n} the proof lists"));
+            }
+            usize::try_from(varint(r)?).map_err(|_| "a move number out of range".to_string())
+        },
+        |p, mv| {
+            entries.push(Entry {
+                position: *p,
+                mv: mv.map(str::to_string),
+            });
+            Ok(())
+        },
+    )?;
+    if read != n {
+        return Err(format!("{} moves walked, the proof lists {n}", read));
+    }
+    entries.sort_by_key(|e| position_key(&e.position));
+    Ok(entries)
+}
