@@ -941,28 +941,50 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     let (count, used) = relied_on(&[&cert]);
     assert_eq!(count, used.len() as u64);
     assert!(used.len() >= 2, "a lemma for each question: {used:?}");
+    // The search wrote its lemmas into a pack; the lemmas the certificate relies
+    // on, packed on their own, check it.
+    assert!(
+        used.iter().all(|n| n.contains(".fnlemma in lemmas-")),
+        "{used:?}"
+    );
     let kept = dir.path().join("kept");
-    std::fs::create_dir(&kept).unwrap();
-    for name in &used {
-        std::fs::copy(lemmas.join(name), kept.join(name)).unwrap();
-    }
     let k = kept.to_str().unwrap();
+    let packed = json(&["pack-lemmas", l, "--only", &cert, "--out", k]);
+    assert_eq!(packed["lemmas"], count);
     let only = json(&["check-proof", &cert, "--lemmas", k, "--dir", d]);
     assert_eq!(only["lemmas"], count);
-    let last = &used[used.len() - 1];
-    std::fs::remove_file(kept.join(last)).unwrap();
-    let err = fails(&["check-proof", &cert, "--lemmas", k, "--dir", d]);
-    assert!(err.contains(last.as_str()), "{err}");
-    // Given with the certificate, a lemma is not listed as relied on.
-    let first = lemmas.join(&used[0]).display().to_string();
-    assert_eq!(relied_on(&[&cert, &first]).1, used[1..]);
-    // The root and every lemma at once: each checked once.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let err = fails(&[
+        "check-proof",
+        &cert,
+        "--lemmas",
+        empty.to_str().unwrap(),
+        "--dir",
+        d,
+    ]);
+    assert!(
+        err.contains(".fnlemma") && err.contains("is not in"),
+        "{err}"
+    );
+    // Packing the whole directory keeps every answer: the same check after.
+    let before = json(&["check-proof", &cert, "--lemmas", l, "--dir", d]);
+    let repacked = json(&["pack-lemmas", l]);
+    assert_eq!(repacked["packs"], 2, "the two questions' packs: {repacked}");
+    let after = json(&["check-proof", &cert, "--lemmas", l, "--dir", d]);
+    assert_eq!(
+        (before["lemmas"].clone(), before["positions"].clone()),
+        (after["lemmas"].clone(), after["positions"].clone())
+    );
+    // The root and every lemma at once (a pack stands for its lemmas): each checked
+    // once.
     let mut files: Vec<String> = std::fs::read_dir(l)
         .unwrap()
         .map(|e| e.unwrap().path().display().to_string())
-        .filter(|p| p.ends_with(".fnlemma"))
+        .filter(|p| p.ends_with(".fnpack"))
         .collect();
-    let n = files.len();
+    assert_eq!(files.len(), 1, "one pack after pack-lemmas: {files:?}");
+    let n = repacked["lemmas"].as_u64().unwrap() as usize;
     files.push(cert.clone());
     let mut args: Vec<&str> = vec!["check-proof"];
     args.extend(files.iter().map(String::as_str));

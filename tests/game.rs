@@ -482,7 +482,7 @@ fn the_command_line_records_and_analyses_games() {
     refused(
         &["analyse", "-", "--dir", d],
         &"a".repeat(5 << 20),
-        "is larger than 4194304 bytes",
+        "longer than 4194304 bytes: not read",
     );
     refused(
         &["analyse", "/nonexistent.fanrec", "--dir", d],

@@ -8,6 +8,7 @@ use thiserror::Error;
 
 mod blocked;
 mod compact;
+pub(crate) mod pack;
 
 pub(crate) use blocked::{BlockCache, Blocked};
 
@@ -112,7 +113,7 @@ impl CertificateError {
     }
 
     /// `path` is damaged: `what`.
-    fn damaged(path: &Path, what: &str) -> CertificateError {
+    pub(crate) fn damaged(path: &Path, what: &str) -> CertificateError {
         CertificateError::Damaged {
             path: path.into(),
             what: what.into(),
@@ -424,6 +425,20 @@ impl Certificate {
             claim,
             checksum,
         })
+    }
+
+    /// The reference to this certificate as the lemma of this checksum: what it
+    /// claims (`None` for a certificate of a value).
+    pub(crate) fn lemma_ref(&self, checksum: u64) -> Option<LemmaRef> {
+        match self.proves {
+            Proves::Lemma(side, claim) => Some(LemmaRef {
+                position: self.root,
+                side,
+                claim,
+                checksum,
+            }),
+            Proves::Value(_) => None,
+        }
     }
 
     /// Puts the lemma list in the order the format requires, each lemma once.

@@ -12,6 +12,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use thiserror::Error;
 
+use crate::certificate::pack::{LemmaDir, PACK_EXTENSION, Pack};
 use crate::certificate::{
     BlockCache, Blocked, Certificate, CertificateError, Claim, Entry, Part, Proves, position_key,
 };
@@ -237,6 +238,7 @@ pub(super) fn check_claims(name: &str, cert: &Certificate) -> Result<(), CheckEr
 /// once) and every lemma they rely on, directly or through other lemmas, each read
 /// once and matched against the reference that names it.
 fn gather(roots: Vec<(Checked, u64)>, dir: Option<&Path>) -> Result<Vec<Checked>, CheckError> {
+    let store = dir.map(LemmaDir::open).transpose()?;
     let mut all = Vec::new();
     let mut at: HashMap<u64, usize> = HashMap::new();
     for (root, checksum) in roots {
@@ -261,32 +263,28 @@ fn gather(roots: Vec<(Checked, u64)>, dir: Option<&Path>) -> Result<Vec<Checked>
                         position: l.position.to_string(),
                         place,
                     };
-                    let Some(dir) = dir else {
+                    let (Some(dir), Some(store)) = (dir, &store) else {
                         return Err(missing(
                             "is needed: give the lemma directory (--lemmas DIR)".into(),
                         ));
                     };
-                    let path = dir.join(&name);
-                    if !path.exists() {
+                    // Its file, or its place in a pack, checked to be the lemma named.
+                    let Some((cert, found)) =
+                        store.read(l.checksum).map_err(|e| CheckError::LemmaWrong {
+                            name: name.clone(),
+                            reason: e.to_string(),
+                        })?
+                    else {
                         return Err(missing(format!("is not in {}", dir.display())));
-                    }
-                    let (cert, sum) = Certificate::read_summed(&path)?;
-                    if sum != l.checksum {
-                        return Err(CheckError::LemmaWrong {
-                            name,
-                            reason: format!(
-                                "the file's checksum is {sum:016x}: it is not the lemma named"
-                            ),
-                        });
-                    }
-                    check_claims(&name, &cert)?;
+                    };
+                    check_claims(&found, &cert)?;
                     all.push(Checked {
-                        name: name.clone(),
+                        name: found,
                         cert,
                         refs: Vec::new(),
                         blocked: None,
                     });
-                    at.insert(sum, all.len() - 1);
+                    at.insert(l.checksum, all.len() - 1);
                     all.len() - 1
                 }
             };
@@ -398,16 +396,27 @@ pub fn check_proofs(
             seconds: 0.0,
         });
     }
-    let roots = paths
-        .iter()
-        .map(|p| {
-            let name = p.file_name().map_or_else(
-                || p.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
-            open_root(p, name)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut roots = Vec::new();
+    for p in paths {
+        // A pack stands for every lemma in it.
+        if p.extension().is_some_and(|x| x == PACK_EXTENSION) {
+            for (cert, checksum, name) in Pack::read(p)?.certificates()? {
+                let checked = Checked {
+                    name,
+                    cert,
+                    refs: Vec::new(),
+                    blocked: None,
+                };
+                roots.push((checked, checksum));
+            }
+            continue;
+        }
+        let name = p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        roots.push(open_root(p, name)?);
+    }
     let given = roots
         .iter()
         .map(|r| r.1)

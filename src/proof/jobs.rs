@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
-use super::lemmas::{Lemmas, answers};
+use super::lemmas::{LemmaWriter, Lemmas, answers};
 use super::prove::{ProveError, ProveOptions, certificate, on_workers, prepare_tables};
 use super::search::{SEARCH_VERSION, search};
 use super::tsv::TsvLog;
@@ -358,6 +358,7 @@ pub fn prove_jobs(
     let mut reports = Vec::new();
     let mut root_cert = None;
     let mut refused: Vec<(String, String)> = Vec::new();
+    let writer = LemmaWriter::new(&opts.lemmas);
     for ply in (0..levels.len()).rev() {
         if stop.load(Relaxed) {
             break;
@@ -398,13 +399,14 @@ pub fn prove_jobs(
                     max_nodes,
                     below,
                 };
-                let (result, nodes, cert) = match job.run(&values, &lemmas, &log, &job_opts, opts) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        *failure.lock().expect("not poisoned") = Some(e);
-                        break;
-                    }
-                };
+                let (result, nodes, cert) =
+                    match job.run(&values, (&lemmas, &writer), &log, &job_opts, opts) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            *failure.lock().expect("not poisoned") = Some(e);
+                            break;
+                        }
+                    };
                 report.lock().expect("not poisoned").count(result, nodes);
                 if ply == 0 {
                     *proved_root.lock().expect("not poisoned") = cert;
@@ -475,7 +477,7 @@ impl Job<'_> {
     fn run(
         &self,
         values: &ValueTables,
-        lemmas: &RwLock<Lemmas>,
+        (lemmas, writer): (&RwLock<Lemmas>, &LemmaWriter),
         log: &Log,
         job_opts: &ProveOptions,
         opts: &JobOptions,
@@ -516,7 +518,7 @@ impl Job<'_> {
         let done = establish((values, &snapshot), (pos, &own), job_opts, &opts.lemmas)?;
         let mut written = Vec::new();
         for l in &done.lemmas {
-            written.push(l.write_lemma(&opts.lemmas)?);
+            written.push(writer.write(l)?);
         }
         let result = match (&done.value, written.first()) {
             (Some(c), _) => JobResult::Proved(c.proves.value().expect("a value")),
@@ -611,7 +613,7 @@ fn establish(
                 .iter()
                 .find(|l| l.side == side && l.claim == Claim::NotLose)
             {
-                halves.push(Certificate::read(&dir.join(l.file_name()))?);
+                halves.push(read_lemma(dir, l)?);
             }
         }
         if halves.len() == 2 {
@@ -625,6 +627,17 @@ fn establish(
         lemmas: new,
         nodes,
     })
+}
+
+/// The lemma `l` of the lemma directory `dir`, loose or packed.
+fn read_lemma(dir: &Path, l: &LemmaRef) -> Result<Certificate, ProveError> {
+    match crate::certificate::pack::LemmaDir::open(dir)?.read(l.checksum)? {
+        Some((cert, _)) => Ok(cert),
+        None => Err(ProveError::Certificate(CertificateError::damaged(
+            &dir.join(l.file_name()),
+            "the lemma is gone from the directory",
+        ))),
+    }
 }
 
 /// The certificate of `root`'s value composed from its own lemmas in `dir` (one
@@ -650,7 +663,7 @@ pub(super) fn root_from_lemmas(
             .iter()
             .find(|l| l.side == side && l.claim == claim)
             .expect("`known` found it");
-        parts.push(Certificate::read(&dir.join(l.file_name()))?);
+        parts.push(read_lemma(dir, l)?);
     }
     Ok(Certificate::join_lemmas(value, parts))
 }

@@ -5,13 +5,14 @@
 //! without it. Checked lemmas are recorded by checksum in the directory's
 //! `checked.tsv`, so that a later search does not check them again.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::search::Key;
 use super::tsv::TsvLog;
-use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves};
+use crate::certificate::pack::{LemmaDir, PackWriter};
+use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef};
 use crate::check::lemmas::LemmaChecker;
 use crate::probe::ValueTables;
 use crate::rules::board::Board;
@@ -32,10 +33,6 @@ pub struct Lemmas {
 /// The record of checked lemmas in a lemma directory, one checksum a line under a
 /// header that names the checker; a record by another version is not used.
 const CHECKED_LOG: &str = "checked.tsv";
-
-/// The largest lemma file of format version 1 or 2 read (they are read whole); the
-/// largest of the tsivy store is under 100 KB.
-const MAX_LEMMA_BYTES: u64 = 256 << 20;
 
 impl Lemmas {
     /// No lemmas: every position is searched.
@@ -91,7 +88,7 @@ impl Lemmas {
             path: dir.into(),
             source,
         };
-        let paths = self.unread(dir)?;
+        let (lemma_dir, sums) = self.unread(dir)?;
         let log = TsvLog::new(dir, CHECKED_LOG, checked_header());
         let recorded: FxHashSet<u64> = match log.read() {
             Ok(text) if text.lines().next() == Some(checked_header()) => text
@@ -108,16 +105,18 @@ impl Lemmas {
         // Every file read, its header and size first; the lemmas of other boards are
         // passed over.
         let mut waiting: Vec<(String, Certificate, u64)> = Vec::new();
-        for path in &paths {
-            let name = path
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            match read_lemma(path) {
-                Err(e) => self.refused.push((name, e.to_string())),
-                Ok((cert, sum)) if cert.root.board() != tables.board() => {
+        for &sum in &sums {
+            match lemma_dir.read(sum) {
+                Err(e) => {
+                    self.files.insert(sum);
+                    self.refused
+                        .push((crate::certificate::lemma_file_name(sum), e.to_string()));
+                }
+                Ok(None) => {}
+                Ok(Some((cert, _))) if cert.root.board() != tables.board() => {
                     self.files.insert(sum);
                 }
-                Ok((cert, sum)) => waiting.push((name, cert, sum)),
+                Ok(Some((cert, name))) => waiting.push((name, cert, sum)),
             }
         }
         // In waves: the lemmas whose references are all trusted, checked in
@@ -174,7 +173,7 @@ impl Lemmas {
         for sum in newly {
             log.append(&format!("{sum:016x}")).map_err(io)?;
         }
-        Ok(paths.len())
+        Ok(sums.len())
     }
 
     /// The lemma files refused so far, with the reason: each name once.
@@ -191,48 +190,32 @@ impl Lemmas {
     /// checksum is not the one its name gives: each would mislead the search, and
     /// the error names the file to remove.
     fn refresh(&mut self, dir: &Path, board: &'static Board) -> Result<usize, CertificateError> {
-        let paths = self.unread(dir)?;
-        for path in &paths {
-            let (cert, checksum) = read_lemma(path)?;
+        let (lemma_dir, sums) = self.unread(dir)?;
+        for &checksum in &sums {
+            let Some((cert, name)) = lemma_dir.read(checksum)? else {
+                continue;
+            };
             if cert.root.board() != board {
                 self.files.insert(checksum);
                 continue;
             }
             self.add(
                 lemma_ref(&cert, checksum).map_err(|what| CertificateError::Damaged {
-                    path: path.clone(),
+                    path: dir.join(name),
                     what,
                 })?,
             );
         }
-        Ok(paths.len())
+        Ok(sums.len())
     }
 
-    /// The `*.fnlemma` files of `dir` not read or added yet, sorted (none if `dir`
-    /// does not exist yet).
-    fn unread(&self, dir: &Path) -> Result<Vec<PathBuf>, CertificateError> {
-        let entries = match std::fs::read_dir(dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => {
-                return Err(CertificateError::Io {
-                    path: dir.into(),
-                    source,
-                });
-            }
-        };
-        let mut paths: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "fnlemma"))
-            // A lemma's name is its checksum in hex (checked as it is read).
-            .filter(|p| {
-                p.file_stem()
-                    .and_then(|s| u64::from_str_radix(s.to_str()?, 16).ok())
-                    .is_none_or(|c| !self.files.contains(&c))
-            })
-            .collect();
-        paths.sort();
-        Ok(paths)
+    /// The lemma directory `dir` with the checksums of its lemmas not read or added
+    /// yet (loose files and packs).
+    fn unread(&self, dir: &Path) -> Result<(LemmaDir, Vec<u64>), CertificateError> {
+        let lemma_dir = LemmaDir::open(dir)?;
+        let mut sums = lemma_dir.checksums()?;
+        sums.retain(|c| !self.files.contains(c));
+        Ok((lemma_dir, sums))
     }
 
     /// Adds a lemma (kept once per side and claim).
@@ -305,46 +288,57 @@ fn checked_header() -> &'static str {
     concat!("lemma checked by fanotb ", env!("CARGO_PKG_VERSION"))
 }
 
-/// Reads the lemma file `path` with its checksum: its header and size first (a
-/// file of another kind or of a size no lemma has is refused unread), then the
-/// whole, which must be a lemma named by its checksum.
-fn read_lemma(path: &Path) -> Result<(Certificate, u64), CertificateError> {
-    let damaged = |what: String| CertificateError::Damaged {
-        path: path.into(),
-        what,
-    };
-    let len = std::fs::symlink_metadata(path)
-        .map_err(|source| CertificateError::Io {
-            path: path.into(),
-            source,
-        })?
-        .len();
-    if len > MAX_LEMMA_BYTES && Certificate::file_version(path)? != Some(3) {
-        return Err(damaged(format!(
-            "{len} bytes, more than any lemma this search reads ({MAX_LEMMA_BYTES}): not read"
-        )));
-    }
-    let (cert, checksum) = Certificate::read_summed(path)?;
-    let name = crate::certificate::lemma_file_name(checksum);
-    if path.file_name().is_none_or(|n| *n != *name) {
-        return Err(damaged(format!(
-            "its checksum names it {name}: a lemma is kept under that name"
-        )));
-    }
-    Ok((cert, checksum))
-}
-
 /// The reference to the lemma `cert` of this checksum: what it claims.
 fn lemma_ref(cert: &Certificate, checksum: u64) -> Result<LemmaRef, String> {
-    let Proves::Lemma(side, claim) = cert.proves else {
-        return Err("a certificate of a value, not a lemma".into());
-    };
-    Ok(LemmaRef {
-        position: cert.root,
-        side,
-        claim,
-        checksum,
-    })
+    cert.lemma_ref(checksum)
+        .ok_or_else(|| "a certificate of a value, not a lemma".into())
+}
+
+/// Where a search writes the lemmas it proves: a pack of its own in the lemma
+/// directory (docs/PROOF.md, "Lemma packs"), created with its first lemma, each
+/// lemma appended as a segment made durable at once, so a search killed at any
+/// point keeps every lemma it wrote. Several threads share one writer.
+#[derive(Debug)]
+pub(crate) struct LemmaWriter {
+    dir: std::path::PathBuf,
+    pack: std::sync::Mutex<Option<PackWriter>>,
+}
+
+impl LemmaWriter {
+    /// A writer into the lemma directory `dir`; nothing is created before a lemma.
+    pub(crate) fn new(dir: &Path) -> LemmaWriter {
+        LemmaWriter {
+            dir: dir.into(),
+            pack: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Appends the lemma `cert` to this writer's pack and returns the reference to
+    /// it (its checksum is that of its file's bytes, as for a loose lemma).
+    pub(crate) fn write(&self, cert: &Certificate) -> Result<LemmaRef, CertificateError> {
+        let bytes = cert.to_bytes();
+        let checksum = crate::files::bytes::u64_at(&bytes, bytes.len() - 16);
+        let l = lemma_ref(cert, checksum).map_err(|what| CertificateError::Damaged {
+            path: self.dir.clone(),
+            what,
+        })?;
+        let mut pack = self.pack.lock().expect("not poisoned");
+        let io = |source| CertificateError::Io {
+            path: self.dir.clone(),
+            source,
+        };
+        if pack.is_none() {
+            *pack = Some(PackWriter::create(&self.dir).map_err(io)?);
+        }
+        let writer = pack.as_mut().expect("created above");
+        writer
+            .append(&[(l, &bytes)])
+            .map_err(|source| CertificateError::Io {
+                path: writer.path().into(),
+                source,
+            })?;
+        Ok(l)
+    }
 }
 
 /// What lemmas of one position settle of "does `attacker` win there?": yes when one

@@ -17,7 +17,7 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 
 use super::jobs::root_from_lemmas;
-use super::lemmas::Lemmas;
+use super::lemmas::{LemmaWriter, Lemmas};
 use super::prove::{ProveError, ProveOptions, certificate, on_workers, prepare_tables};
 use super::search::{INF, Limits, SEARCH_VERSION, add, search, settled, wins_for};
 use super::tsv::TsvLog;
@@ -262,6 +262,7 @@ struct Searched {
 struct Runner<'a> {
     values: &'a ValueTables,
     lemmas: Lemmas,
+    writer: LemmaWriter,
     log: TreeLog,
     opts: &'a TreeOptions,
     job_opts: ProveOptions,
@@ -304,7 +305,7 @@ impl Runner<'_> {
             (Some(g), Some(win)) => {
                 let cert =
                     certificate(pos, Proves::Lemma(g.side, g.claim), k, self.values, vec![g]);
-                Ok((win, cert.write_lemma(&self.opts.lemmas)?))
+                Ok((win, self.writer.write(&cert)?))
             }
             _ => Err((out.proof, out.disproof)),
         };
@@ -442,6 +443,7 @@ pub fn prove_tree(
     let mut run = Runner {
         values: &values,
         lemmas: Lemmas::load_checked(&opts.lemmas, &values)?,
+        writer: LemmaWriter::new(&opts.lemmas),
         log: TreeLog::open(&opts.lemmas).map_err(io(&opts.lemmas))?,
         opts,
         job_opts,

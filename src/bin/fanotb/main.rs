@@ -115,6 +115,10 @@ enum Command {
         after_help = "Examples:\n  fanotb check-proof tables/proofs/5x5-start.fnproof\n  fanotb check-proof proofs/tsivy/lemmas/*.fnlemma --lemmas proofs/tsivy/lemmas"
     )]
     CheckProof(prove::CheckProofArgs),
+    /// Pack a lemma directory: every loose lemma file and every pack no search is
+    /// writing, into one pack of large segments (docs/PROOF.md, "Lemma packs").
+    #[command(after_help = "Example: fanotb pack-lemmas proofs/tsivy/lemmas")]
+    PackLemmas(prove::PackLemmasArgs),
     /// Prove a board's start (or --position) bottom up: every position --depth
     /// plies deep as a job whose proof is kept as a lemma, then each level above
     /// over them, then the root; a run stopped anywhere goes on from the lemmas.
@@ -196,6 +200,7 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Solve(a) => print(&solve::solve_command(a, json)?, json),
         Command::Prove(a) => print(&prove::prove_command(a, json)?, json),
         Command::CheckProof(a) => print(&prove::check_proof_command(a)?, json),
+        Command::PackLemmas(a) => print(&prove::pack_lemmas_command(&a)?, json),
         Command::ProveJobs(a) => prove::prove_jobs_command(a, json)?,
         Command::ProveTree(a) => prove_tree::prove_tree_command(a, json)?,
         Command::Serve(a) => serve::serve(a)?,

@@ -435,6 +435,75 @@ impl fmt::Display for CheckSetOutput {
     }
 }
 
+#[derive(Args)]
+pub struct PackLemmasArgs {
+    /// The lemma directory. Example: proofs/tsivy/lemmas.
+    pub dir: PathBuf,
+    /// Instead, write into --out one pack of exactly the lemmas these certificates
+    /// rely on (what a result needs to be checked), leaving DIR as it is. Example:
+    /// proofs/tsivy/lemmas/root.fnproof.
+    #[arg(long, num_args = 1.., requires = "out")]
+    pub only: Vec<PathBuf>,
+    /// The directory the pack of --only is written to.
+    #[arg(long, requires = "only")]
+    pub out: Option<PathBuf>,
+}
+
+/// What `pack-lemmas` did.
+#[derive(Serialize)]
+pub struct PackLemmasReport {
+    lemmas: usize,
+    loose: usize,
+    packs: usize,
+    busy: Vec<String>,
+    cut: Vec<String>,
+    pack: Option<String>,
+    bytes_before: u64,
+    bytes_after: u64,
+}
+
+impl fmt::Display for PackLemmasReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.pack {
+            None => writeln!(f, "no lemma to pack")?,
+            Some(p) => writeln!(
+                f,
+                "{} lemmas packed into {p} ({}), from {} loose files and {} packs ({})",
+                self.lemmas,
+                human_bytes(self.bytes_after),
+                self.loose,
+                self.packs,
+                human_bytes(self.bytes_before)
+            )?,
+        }
+        for b in &self.busy {
+            writeln!(f, "left as it is, a search is writing it: {b}")?;
+        }
+        for c in &self.cut {
+            writeln!(f, "ended early, its segments before taken in: {c}")?;
+        }
+        Ok(())
+    }
+}
+
+pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
+    let r = match &a.out {
+        Some(out) => fanotb::pack_relied_on(&a.only, &a.dir, out)?,
+        None => fanotb::pack_lemmas(&a.dir)?,
+    };
+    let show = |p: &Path| p.display().to_string();
+    Ok(PackLemmasReport {
+        lemmas: r.lemmas,
+        loose: r.loose,
+        packs: r.packs,
+        busy: r.busy.iter().map(|p| show(p)).collect(),
+        cut: r.cut,
+        pack: r.pack.as_deref().map(show),
+        bytes_before: r.bytes_before,
+        bytes_after: r.bytes_after,
+    })
+}
+
 pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckOutput> {
     let mut opts = CheckOptions::default();
     opts.verify_tables = a.verify_tables;

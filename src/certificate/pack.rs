@@ -1,0 +1,832 @@
+//! Lemma packs (docs/PROOF.md, "Lemma packs"): many lemma files in one, indexed by
+//! position, side and claim, in segments each sealed by its checksum. A pack is
+//! append-only and has one writer, which holds a lock on it while it writes:
+//! concurrent searches each append to their own pack, so no writer can corrupt
+//! another's. A segment cut short (a writer killed mid-append) ends the pack for
+//! its readers, and a damaged one is left out: the other segments keep their
+//! lemmas.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::{CertificateError, LemmaRef, PayloadFields, claim_byte, color_byte, put_position};
+use crate::files::bytes::{Fields, Reader, u64_at};
+use crate::rules::board::Board;
+
+/// A pack's first bytes: magic, then the format version (u32, 1).
+const MAGIC: [u8; 8] = *b"FNLPACK\n";
+const VERSION: u32 = 1;
+/// A segment's head: the number of lemmas (u32), the raw and packed sizes (u64 each).
+const SEGMENT_HEAD: usize = 4 + 8 + 8;
+/// An index record: checksum (u64), offset and length in the raw bytes (u64, u32),
+/// board columns and rows (u8 each), position (8, 8, 1), side and claim (u8 each).
+const RECORD: usize = 8 + 8 + 4 + 2 + 17 + 2;
+/// The largest pack read (it is read whole).
+const MAX_PACK: u64 = 4 << 30;
+/// The most lemmas a segment holds, and how much larger than its compressed form
+/// its raw bytes may claim to be (lemma files are compressed already).
+const MAX_SEGMENT_LEMMAS: u32 = 1 << 20;
+const MAX_RATIO: u64 = 64;
+
+/// The largest loose lemma file of format version 1, 2 or 4 read (they are read
+/// whole); the largest of the tsivy store is under 100 KB.
+const MAX_LEMMA_BYTES: u64 = 256 << 20;
+
+/// The extension of a pack's file name.
+pub(crate) const PACK_EXTENSION: &str = "fnpack";
+
+/// One lemma of a pack: what it proves, and where its file's bytes are.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Packed {
+    pub(crate) lemma: LemmaRef,
+    segment: usize,
+    offset: u64,
+    len: u32,
+}
+
+/// A pack read: its segments' compressed bytes and the index of their lemmas.
+#[derive(Debug)]
+pub(crate) struct Pack {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    /// Each segment's compressed frame: offset and length in `bytes`, raw size.
+    segments: Vec<(usize, usize, u64)>,
+    lemmas: Vec<Packed>,
+    /// Why the pack ends before its file does (a segment cut short, or whose sizes
+    /// cannot be trusted).
+    cut: Option<String>,
+    /// The segments left out, whole but damaged, and why.
+    damaged: Vec<String>,
+}
+
+impl Pack {
+    /// Reads the pack at `path`: every whole segment whose checksum holds, up to the
+    /// first that does not (then `cut` says why).
+    pub(crate) fn read(path: &Path) -> Result<Pack, CertificateError> {
+        let damaged = |what: &str| CertificateError::damaged(path, what);
+        let bytes =
+            crate::files::read::read_bounded(path, MAX_PACK).map_err(CertificateError::io(path))?;
+        if bytes.len() < 12 || bytes[..8] != MAGIC {
+            return Err(damaged("not a lemma pack (bad magic bytes)"));
+        }
+        if crate::files::bytes::u32_at(&bytes, 8) != VERSION {
+            return Err(damaged("a lemma pack of another format version"));
+        }
+        let mut pack = Pack {
+            path: path.into(),
+            bytes: Vec::new(),
+            segments: Vec::new(),
+            lemmas: Vec::new(),
+            cut: None,
+            damaged: Vec::new(),
+        };
+        let mut at = 12usize;
+        while at < bytes.len() {
+            match pack.segment(&bytes, at) {
+                Ok(next) => at = next,
+                // Its bytes are all there but do not match its checksum: its
+                // lemmas are left out, the segments after it still read.
+                Err((Some(next), why)) => {
+                    pack.damaged.push(format!("the segment at byte {at} {why}"));
+                    at = next;
+                }
+                Err((None, why)) => {
+                    pack.cut = Some(format!("the segment at byte {at} {why}"));
+                    break;
+                }
+            }
+        }
+        pack.bytes = bytes;
+        Ok(pack)
+    }
+
+    /// Reads the segment at `at` of `bytes` into the index; returns where the next
+    /// starts. A segment refused says where the next would start, if its own
+    /// length can be trusted that far (it is all there, only its checksum fails).
+    fn segment(&mut self, bytes: &[u8], at: usize) -> Result<usize, (Option<usize>, String)> {
+        let mut head = Reader::new(&bytes[at..]);
+        let short = |_| (None, "is cut short".to_string());
+        let n = head.u32().map_err(short)?;
+        let raw = head.u64().map_err(short)?;
+        let packed = head.u64().map_err(short)?;
+        if n > MAX_SEGMENT_LEMMAS || raw > MAX_RATIO * packed + 4096 {
+            return Err((None, "has sizes no segment has".into()));
+        }
+        let index_at = at + SEGMENT_HEAD;
+        let frame_at = index_at + n as usize * RECORD;
+        let end = (frame_at as u64 + packed)
+            .checked_add(8)
+            .filter(|&e| e <= bytes.len() as u64)
+            .ok_or((None, "is cut short".to_string()))? as usize;
+        if xxh3_64(&bytes[at..end - 8]) != u64_at(bytes, end - 8) {
+            return Err((Some(end), "does not match its checksum: damaged".into()));
+        }
+        let segment = self.segments.len();
+        let mut r = Reader::new(&bytes[index_at..frame_at]);
+        let mut found = Vec::with_capacity(n as usize);
+        let index = |what: String| (Some(end), format!("has a bad index: {what}"));
+        for _ in 0..n {
+            let checksum = r.le_u64().map_err(|e| index(e.into()))?;
+            let offset = r.le_u64().map_err(|e| index(e.into()))?;
+            let len = r.le_u32().map_err(|e| index(e.into()))?;
+            let w = r.byte().map_err(|e| index(e.into()))? as usize;
+            let h = r.byte().map_err(|e| index(e.into()))? as usize;
+            let board = Board::get(w, h).map_err(|e| index(e.to_string()))?;
+            let position = r.position(board).map_err(index)?;
+            let side = r.color().map_err(index)?;
+            let claim = r.claim().map_err(index)?;
+            if offset.checked_add(u64::from(len)).is_none_or(|e| e > raw) {
+                return Err(index("a lemma beyond the segment's bytes".into()));
+            }
+            found.push(Packed {
+                lemma: LemmaRef {
+                    position,
+                    side,
+                    claim,
+                    checksum,
+                },
+                segment,
+                offset,
+                len,
+            });
+        }
+        self.segments.push((frame_at, packed as usize, raw));
+        self.lemmas.extend(found);
+        Ok(end)
+    }
+
+    /// The lemmas of the pack, in the order written.
+    pub(crate) fn lemmas(&self) -> &[Packed] {
+        &self.lemmas
+    }
+
+    /// Why the pack ends before its file does, if it does.
+    pub(crate) fn cut(&self) -> Option<&str> {
+        self.cut.as_deref()
+    }
+
+    /// The segments left out, whole but damaged, and why.
+    pub(crate) fn damaged(&self) -> &[String] {
+        &self.damaged
+    }
+
+    /// The pack's file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The raw bytes of every segment, decompressed, in order (for a reader that
+    /// takes each lemma's file bytes out of them).
+    pub(crate) fn segment_bytes(&self, segment: usize) -> Result<Vec<u8>, CertificateError> {
+        let (at, len, raw) = self.segments[segment];
+        let mut out = Vec::with_capacity(raw as usize);
+        zstd::stream::Decoder::new(&self.bytes[at..at + len])
+            .and_then(|d| d.take(raw + 1).read_to_end(&mut out))
+            .map_err(|e| CertificateError::damaged(&self.path, &format!("segment: {e}")))?;
+        if out.len() as u64 != raw {
+            return Err(CertificateError::damaged(&self.path, "segment length"));
+        }
+        Ok(out)
+    }
+
+    /// The file bytes of lemma `p` out of its segment's raw bytes.
+    pub(crate) fn lemma_bytes<'a>(&self, p: &Packed, segment: &'a [u8]) -> &'a [u8] {
+        &segment[p.offset as usize..p.offset as usize + p.len as usize]
+    }
+
+    /// Every lemma of the pack read as a certificate, with its checksum and its
+    /// name (`C.fnlemma in PACK`), each segment decompressed once.
+    pub(crate) fn certificates(
+        &self,
+    ) -> Result<Vec<(super::Certificate, u64, String)>, CertificateError> {
+        let pack_name = self.path.file_name().unwrap_or_default().to_string_lossy();
+        let mut out = Vec::with_capacity(self.lemmas.len());
+        let mut raw: Option<(usize, Vec<u8>)> = None;
+        for p in &self.lemmas {
+            if raw.as_ref().is_none_or(|(s, _)| *s != p.segment) {
+                raw = Some((p.segment, self.segment_bytes(p.segment)?));
+            }
+            let bytes = self.lemma_bytes(p, &raw.as_ref().expect("read above").1);
+            let name = super::lemma_file_name(p.lemma.checksum);
+            let cert = super::Certificate::from_bytes(&self.path, bytes)?;
+            let l = p.lemma;
+            if bytes.len() < 16
+                || u64_at(bytes, bytes.len() - 16) != l.checksum
+                || cert.lemma_ref(l.checksum) != Some(l)
+            {
+                return Err(CertificateError::damaged(
+                    &self.path,
+                    &format!("{name} is not the lemma its index names"),
+                ));
+            }
+            out.push((cert, l.checksum, format!("{name} in {pack_name}")));
+        }
+        Ok(out)
+    }
+
+    /// Which segment lemma `p` is in.
+    pub(crate) fn segment_of(&self, p: &Packed) -> usize {
+        p.segment
+    }
+}
+
+/// The one writer of a pack, holding the lock on it while it lives.
+#[derive(Debug)]
+pub(crate) struct PackWriter {
+    file: File,
+    path: PathBuf,
+    /// The bytes written whole: an append that fails is cut back to here, so that
+    /// a later one is not hidden behind a broken segment.
+    len: u64,
+}
+
+impl PackWriter {
+    /// A new pack in `dir` (created if missing), under a name no other writer has:
+    /// `lemmas-PID-NANOS.fnpack`, created exclusively and locked.
+    pub(crate) fn create(dir: &Path) -> std::io::Result<PackWriter> {
+        std::fs::create_dir_all(dir)?;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = dir.join(format!(
+            "lemmas-{}-{nanos}.{PACK_EXTENSION}",
+            std::process::id()
+        ));
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        file.lock()?;
+        let mut head = MAGIC.to_vec();
+        head.extend_from_slice(&VERSION.to_le_bytes());
+        file.write_all(&head)?;
+        file.sync_all()?;
+        Ok(PackWriter {
+            file,
+            path,
+            len: head.len() as u64,
+        })
+    }
+
+    /// The pack's file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one segment of `lemmas` (each reference with its file's bytes),
+    /// written whole and made durable before it returns.
+    pub(crate) fn append(&mut self, lemmas: &[(LemmaRef, &[u8])]) -> std::io::Result<()> {
+        let mut raw = Vec::new();
+        let mut index = Vec::with_capacity(lemmas.len() * RECORD);
+        for (l, bytes) in lemmas {
+            index.extend_from_slice(&l.checksum.to_le_bytes());
+            index.extend_from_slice(&(raw.len() as u64).to_le_bytes());
+            index.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+            let b = l.position.board();
+            index.extend([b.width() as u8, b.height() as u8]);
+            put_position(&mut index, &l.position);
+            index.push(color_byte(l.side));
+            index.push(claim_byte(l.claim));
+            raw.extend_from_slice(bytes);
+        }
+        let packed = zstd::bulk::compress(&raw, 19)?;
+        let mut seg = Vec::with_capacity(SEGMENT_HEAD + index.len() + packed.len() + 8);
+        seg.extend_from_slice(&(lemmas.len() as u32).to_le_bytes());
+        seg.extend_from_slice(&(raw.len() as u64).to_le_bytes());
+        seg.extend_from_slice(&(packed.len() as u64).to_le_bytes());
+        seg.extend_from_slice(&index);
+        seg.extend_from_slice(&packed);
+        let sum = xxh3_64(&seg);
+        seg.extend_from_slice(&sum.to_le_bytes());
+        match self
+            .file
+            .write_all(&seg)
+            .and_then(|()| self.file.sync_data())
+        {
+            Ok(()) => {
+                self.len += seg.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                // Best effort: if even this fails, readers stop at the broken
+                // segment (or leave it out) and keep the others.
+                let _ = self.file.set_len(self.len);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// A lemma directory as readers see it: its loose `C.fnlemma` files and the lemmas
+/// of its packs, each found by its checksum.
+#[derive(Debug)]
+pub(crate) struct LemmaDir {
+    dir: PathBuf,
+    packs: Vec<Pack>,
+    /// Each packed lemma: its pack and its place there.
+    by_checksum: rustc_hash::FxHashMap<u64, (usize, Packed)>,
+    /// The segment decompressed last.
+    last: std::sync::Mutex<Option<Segment>>,
+}
+
+/// A segment's raw bytes, with its pack and its number there.
+#[derive(Debug)]
+struct Segment {
+    pack: usize,
+    number: usize,
+    raw: std::sync::Arc<Vec<u8>>,
+}
+
+impl LemmaDir {
+    /// The lemma directory `dir` (none of it if it does not exist): its packs read,
+    /// each up to its first broken segment.
+    pub(crate) fn open(dir: &Path) -> Result<LemmaDir, CertificateError> {
+        let mut packs = Vec::new();
+        for path in files_with(dir, PACK_EXTENSION)? {
+            packs.push(Pack::read(&path)?);
+        }
+        let mut by_checksum = rustc_hash::FxHashMap::default();
+        for (i, pack) in packs.iter().enumerate() {
+            for p in pack.lemmas() {
+                by_checksum.entry(p.lemma.checksum).or_insert((i, *p));
+            }
+        }
+        Ok(LemmaDir {
+            dir: dir.into(),
+            packs,
+            by_checksum,
+            last: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// Every lemma the directory holds: the loose files' checksums (from their
+    /// names, checked when read) and the packed lemmas', each once, loose first.
+    pub(crate) fn checksums(&self) -> Result<Vec<u64>, CertificateError> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut out = Vec::new();
+        for path in files_with(&self.dir, "fnlemma")? {
+            if let Some(c) = path
+                .file_stem()
+                .and_then(|s| u64::from_str_radix(s.to_str()?, 16).ok())
+                && seen.insert(c)
+            {
+                out.push(c);
+            }
+        }
+        for pack in &self.packs {
+            for p in pack.lemmas() {
+                if seen.insert(p.lemma.checksum) {
+                    out.push(p.lemma.checksum);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The lemma of this checksum, read and named by it (`C.fnlemma`, or `C.fnlemma
+    /// in PACK`), if the directory holds it: a loose file first, then a pack. A
+    /// packed lemma must be the file its index names (its checksum and claim).
+    pub(crate) fn read(
+        &self,
+        checksum: u64,
+    ) -> Result<Option<(super::Certificate, String)>, CertificateError> {
+        let name = super::lemma_file_name(checksum);
+        let loose = self.dir.join(&name);
+        if let Ok(meta) = std::fs::symlink_metadata(&loose) {
+            // The header and size first: a file of a size no lemma has is not read.
+            if meta.len() > MAX_LEMMA_BYTES
+                && super::Certificate::file_version(&loose)? != Some(super::blocked::BLOCKED)
+            {
+                return Err(CertificateError::damaged(
+                    &loose,
+                    &format!(
+                        "{} bytes, more than any lemma this reader takes ({MAX_LEMMA_BYTES}): not read",
+                        meta.len()
+                    ),
+                ));
+            }
+            let (cert, sum) = super::Certificate::read_summed(&loose)?;
+            if sum != checksum {
+                return Err(CertificateError::damaged(
+                    &loose,
+                    &format!("its checksum names it {}", super::lemma_file_name(sum)),
+                ));
+            }
+            return Ok(Some((cert, name)));
+        }
+        let Some(PackedFile {
+            bytes,
+            lemma: l,
+            pack,
+        }) = self.packed_bytes(checksum)?
+        else {
+            return Ok(None);
+        };
+        let cert = super::Certificate::from_bytes(pack, &bytes)?;
+        if cert.root != l.position || cert.proves != super::Proves::Lemma(l.side, l.claim) {
+            return Err(CertificateError::damaged(
+                pack,
+                &format!("{name} is not the lemma its index names"),
+            ));
+        }
+        let pack_name = pack.file_name().unwrap_or_default().to_string_lossy();
+        Ok(Some((cert, format!("{name} in {pack_name}"))))
+    }
+
+    /// The file bytes of the packed lemma of this checksum, with its index entry
+    /// and its pack, once the bytes' own checksum is the one indexed.
+    fn packed_bytes(&self, checksum: u64) -> Result<Option<PackedFile<'_>>, CertificateError> {
+        let Some(&(i, p)) = self.by_checksum.get(&checksum) else {
+            return Ok(None);
+        };
+        let pack = &self.packs[i];
+        let number = pack.segment_of(&p);
+        let raw = {
+            let mut last = self.last.lock().expect("not poisoned");
+            match &*last {
+                Some(s) if (s.pack, s.number) == (i, number) => std::sync::Arc::clone(&s.raw),
+                _ => {
+                    let raw = std::sync::Arc::new(pack.segment_bytes(number)?);
+                    *last = Some(Segment {
+                        pack: i,
+                        number,
+                        raw: std::sync::Arc::clone(&raw),
+                    });
+                    raw
+                }
+            }
+        };
+        let bytes = pack.lemma_bytes(&p, &raw).to_vec();
+        if bytes.len() < 16 || u64_at(&bytes, bytes.len() - 16) != checksum {
+            return Err(CertificateError::damaged(
+                pack.path(),
+                &format!(
+                    "{} is not the file its index names",
+                    super::lemma_file_name(checksum)
+                ),
+            ));
+        }
+        Ok(Some(PackedFile {
+            bytes,
+            lemma: p.lemma,
+            pack: pack.path(),
+        }))
+    }
+
+    /// Packs every lemma of the directory into one new pack of large segments
+    /// (compressed across lemmas), then removes the loose files and the packs it
+    /// took in. A pack another process is writing (it holds its lock) is left as
+    /// it is. The new pack is read back before anything is removed.
+    pub(crate) fn repack(&self) -> Result<PackReport, CertificateError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| CertificateError::Io { path, source }
+        };
+        let mut report = PackReport::default();
+        let mut taken: Vec<&Pack> = Vec::new();
+        for pack in &self.packs {
+            let free = File::open(pack.path())
+                .map_err(io(pack.path()))?
+                .try_lock()
+                .is_ok();
+            if free {
+                taken.push(pack);
+                for why in pack
+                    .cut()
+                    .into_iter()
+                    .chain(pack.damaged().iter().map(String::as_str))
+                {
+                    report.cut.push(format!("{}: {why}", pack.path().display()));
+                }
+            } else {
+                report.busy.push(pack.path().into());
+            }
+        }
+        let loose = files_with(&self.dir, "fnlemma")?;
+        let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
+        let mut seen = rustc_hash::FxHashSet::default();
+        for path in &loose {
+            report.bytes_before += std::fs::metadata(path).map_err(io(path))?.len();
+            let (cert, sum) = super::Certificate::read_summed(path)?;
+            let Some(l) = cert.lemma_ref(sum) else {
+                return Err(CertificateError::damaged(
+                    path,
+                    "a certificate of a value, not a lemma",
+                ));
+            };
+            if super::Certificate::file_version(path)? == Some(super::blocked::BLOCKED) {
+                // Read block by block, never whole: kept as a file of its own.
+                continue;
+            }
+            if seen.insert(sum) {
+                let bytes =
+                    crate::files::read::read_bounded(path, MAX_LEMMA_BYTES).map_err(io(path))?;
+                lemmas.push((l, bytes));
+            }
+            report.loose += 1;
+        }
+        for pack in &taken {
+            report.bytes_before += std::fs::metadata(pack.path())
+                .map_err(io(pack.path()))?
+                .len();
+            for p in pack.lemmas() {
+                if seen.insert(p.lemma.checksum) {
+                    let f = self
+                        .packed_bytes(p.lemma.checksum)?
+                        .expect("a packed lemma is in the index");
+                    lemmas.push((f.lemma, f.bytes));
+                }
+            }
+        }
+        report.lemmas = lemmas.len();
+        report.packs = taken.len();
+        if lemmas.is_empty() {
+            return Ok(report);
+        }
+        let mut writer = PackWriter::create(&self.dir).map_err(io(&self.dir))?;
+        for chunk in lemmas.chunks(SEGMENT_LEMMAS) {
+            let batch: Vec<(LemmaRef, &[u8])> =
+                chunk.iter().map(|(l, b)| (*l, b.as_slice())).collect();
+            writer.append(&batch).map_err(io(writer.path()))?;
+        }
+        let written = Pack::read(writer.path())?;
+        if written.lemmas().len() != lemmas.len() || written.cut().is_some() {
+            return Err(CertificateError::damaged(
+                writer.path(),
+                "the new pack does not read back whole: nothing was removed",
+            ));
+        }
+        report.pack = Some(writer.path().into());
+        report.bytes_after = std::fs::metadata(writer.path())
+            .map_err(io(writer.path()))?
+            .len();
+        for path in &loose {
+            if super::Certificate::file_version(path)? != Some(super::blocked::BLOCKED) {
+                std::fs::remove_file(path).map_err(io(path))?;
+            }
+        }
+        for pack in taken {
+            std::fs::remove_file(pack.path()).map_err(io(pack.path()))?;
+        }
+        Ok(report)
+    }
+}
+
+/// A packed lemma's file bytes, with its index entry and its pack.
+struct PackedFile<'a> {
+    bytes: Vec<u8>,
+    lemma: LemmaRef,
+    pack: &'a Path,
+}
+
+impl LemmaDir {
+    /// The file bytes of the lemma of this checksum, loose or packed, with what it
+    /// claims.
+    fn lemma_file(&self, checksum: u64) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
+        if let Some(f) = self.packed_bytes(checksum)? {
+            return Ok(Some((f.lemma, f.bytes)));
+        }
+        let path = self.dir.join(super::lemma_file_name(checksum));
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(None);
+        }
+        let bytes = crate::files::read::read_bounded(&path, MAX_LEMMA_BYTES)
+            .map_err(CertificateError::io(&path))?;
+        let cert = super::Certificate::from_bytes(&path, &bytes)?;
+        match cert.lemma_ref(checksum) {
+            Some(l) if u64_at(&bytes, bytes.len() - 16) == checksum => Ok(Some((l, bytes))),
+            _ => Err(CertificateError::damaged(
+                &path,
+                "not the lemma its name gives",
+            )),
+        }
+    }
+}
+
+/// Writes into `out` one pack of exactly the lemmas the certificates `roots` rely
+/// on, directly or through other lemmas, read from the lemma directory `dir`: what
+/// a result needs to be checked, apart from the tables (docs/PROOF.md, "Lemma
+/// packs").
+///
+/// # Errors
+///
+/// A certificate or lemma that cannot be read, a lemma missing from `dir`, the new
+/// pack's file.
+pub fn pack_relied_on(
+    roots: &[PathBuf],
+    dir: &Path,
+    out: &Path,
+) -> Result<PackReport, CertificateError> {
+    let store = LemmaDir::open(dir)?;
+    let mut todo: Vec<LemmaRef> = Vec::new();
+    for root in roots {
+        todo.extend(super::Certificate::read(root)?.lemmas);
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
+    while let Some(l) = todo.pop() {
+        if !seen.insert(l.checksum) {
+            continue;
+        }
+        let Some((found, bytes)) = store.lemma_file(l.checksum)? else {
+            return Err(CertificateError::damaged(
+                &dir.join(l.file_name()),
+                "a lemma relied on is not in the directory",
+            ));
+        };
+        let path = dir.join(l.file_name());
+        todo.extend(super::Certificate::from_bytes(&path, &bytes)?.lemmas);
+        lemmas.push((found, bytes));
+    }
+    lemmas.sort_by_key(|(l, _)| l.key());
+    let mut report = PackReport {
+        lemmas: lemmas.len(),
+        ..PackReport::default()
+    };
+    if lemmas.is_empty() {
+        return Ok(report);
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CertificateError::Io { path, source }
+    };
+    let mut writer = PackWriter::create(out).map_err(io(out))?;
+    for chunk in lemmas.chunks(SEGMENT_LEMMAS) {
+        let batch: Vec<(LemmaRef, &[u8])> = chunk.iter().map(|(l, b)| (*l, b.as_slice())).collect();
+        writer.append(&batch).map_err(io(writer.path()))?;
+    }
+    report.bytes_after = std::fs::metadata(writer.path())
+        .map_err(io(writer.path()))?
+        .len();
+    report.pack = Some(writer.path().into());
+    Ok(report)
+}
+
+/// Lemmas a segment of a repacked pack holds: large enough to compress across
+/// lemmas, small enough that one lemma's read decompresses little.
+const SEGMENT_LEMMAS: usize = 4096;
+
+/// What `pack_lemmas` did.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct PackReport {
+    /// Lemmas in the new pack.
+    pub lemmas: usize,
+    /// Loose lemma files taken in (and removed).
+    pub loose: usize,
+    /// Packs taken in (and removed).
+    pub packs: usize,
+    /// Packs left as they were: another process is writing them.
+    pub busy: Vec<PathBuf>,
+    /// Segments left out (cut short, or damaged), with their pack and the reason:
+    /// the pack's other segments were taken in.
+    pub cut: Vec<String>,
+    /// The new pack, if there was a lemma to pack.
+    pub pack: Option<PathBuf>,
+    /// Bytes of the files taken in, and of the new pack.
+    pub bytes_before: u64,
+    /// Bytes of the new pack.
+    pub bytes_after: u64,
+}
+
+/// Packs the lemmas of the lemma directory `dir` (docs/PROOF.md, "Lemma packs"):
+/// every loose lemma file and every pack no process is writing, into one new pack
+/// of large segments, read back before the files it replaces are removed.
+///
+/// # Errors
+///
+/// A file that cannot be read or removed, a damaged lemma, a new pack that does not
+/// read back whole (then nothing is removed).
+pub fn pack_lemmas(dir: &Path) -> Result<PackReport, CertificateError> {
+    LemmaDir::open(dir)?.repack()
+}
+
+/// The files of `dir` with this extension, sorted (none if `dir` does not exist).
+fn files_with(dir: &Path, extension: &str) -> Result<Vec<PathBuf>, CertificateError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(CertificateError::Io {
+                path: dir.into(),
+                source,
+            });
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == extension))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::position::{Color, Position};
+
+    /// A lemma reference of 3x3 and made-up file bytes whose checksum is its own
+    /// (what `LemmaDir` checks of packed bytes).
+    fn lemma(i: u64) -> (LemmaRef, Vec<u8>) {
+        let board = Board::get(3, 3).unwrap();
+        let position = Position::new(board, 1 << (i % 4), 1 << 8, Color::White).unwrap();
+        let mut bytes = format!("lemma {i}").repeat(10).into_bytes();
+        let sum = xxh3_64(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        bytes.extend_from_slice(b"FNPREND\n");
+        let l = LemmaRef {
+            position,
+            side: Color::White,
+            claim: super::super::Claim::NotLose,
+            checksum: sum,
+        };
+        (l, bytes)
+    }
+
+    fn append(w: &mut PackWriter, range: std::ops::Range<u64>) {
+        let lemmas: Vec<_> = range.map(lemma).collect();
+        let batch: Vec<(LemmaRef, &[u8])> =
+            lemmas.iter().map(|(l, b)| (*l, b.as_slice())).collect();
+        w.append(&batch).unwrap();
+    }
+
+    fn sums(pack: &Pack) -> Vec<u64> {
+        pack.lemmas().iter().map(|p| p.lemma.checksum).collect()
+    }
+
+    #[test]
+    fn lemmas_read_back_and_a_cut_or_damaged_segment_loses_only_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = PackWriter::create(dir.path()).unwrap();
+        append(&mut w, 0..3);
+        let first = std::fs::metadata(w.path()).unwrap().len() as usize;
+        append(&mut w, 3..5);
+        let path = w.path().to_path_buf();
+        let whole = std::fs::read(&path).unwrap();
+        let pack = Pack::read(&path).unwrap();
+        let all: Vec<u64> = (0..5).map(|i| lemma(i).0.checksum).collect();
+        assert_eq!(sums(&pack), all);
+        assert!(pack.cut().is_none() && pack.damaged().is_empty());
+        let store = LemmaDir::open(dir.path()).unwrap();
+        for i in 0..5 {
+            let (l, bytes) = lemma(i);
+            let f = store.packed_bytes(l.checksum).unwrap().unwrap();
+            assert_eq!((f.bytes, f.lemma), (bytes, l));
+        }
+        // Cut anywhere: the whole segments before the cut read, nothing else.
+        for len in 12..whole.len() {
+            std::fs::write(&path, &whole[..len]).unwrap();
+            let pack = Pack::read(&path).unwrap();
+            let want = if len >= first { 3 } else { 0 };
+            assert_eq!(sums(&pack), all[..want], "cut at {len}");
+            // Between segments a pack is whole, only shorter.
+            assert_eq!(
+                pack.cut().is_some(),
+                len != 12 && len != first,
+                "cut at {len}"
+            );
+        }
+        // A flipped byte in the first segment's compressed bytes leaves it out;
+        // the second still reads.
+        let mut bad = whole.clone();
+        bad[first - 12] ^= 1;
+        std::fs::write(&path, &bad).unwrap();
+        let pack = Pack::read(&path).unwrap();
+        assert_eq!(sums(&pack), all[3..]);
+        assert_eq!(pack.damaged().len(), 1);
+    }
+
+    /// Two writers at once in one directory, each its own pack: every lemma of both
+    /// reads back; a lemma in both is one lemma to readers.
+    #[test]
+    fn two_writers_at_once_keep_every_lemma() {
+        let dir = tempfile::tempdir().unwrap();
+        std::thread::scope(|s| {
+            for start in [0u64, 100] {
+                let d = dir.path();
+                s.spawn(move || {
+                    let mut w = PackWriter::create(d).unwrap();
+                    for i in start..start + 50 {
+                        append(&mut w, i..i + 1);
+                    }
+                    // Both write lemma 7.
+                    append(&mut w, 7..8);
+                });
+            }
+        });
+        let store = LemmaDir::open(dir.path()).unwrap();
+        assert_eq!(store.packs.len(), 2);
+        let mut got = store.checksums().unwrap();
+        got.sort_unstable();
+        let mut want: Vec<u64> = (0..50)
+            .chain(100..150)
+            .map(|i| lemma(i).0.checksum)
+            .collect();
+        want.sort_unstable();
+        assert_eq!(got, want);
+    }
+}
