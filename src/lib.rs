@@ -206,7 +206,7 @@ mod table;
 
 pub mod ffi;
 
-pub use certificate::pack::{PackReport, pack_lemmas, pack_relied_on};
+pub use certificate::pack::{PackReport, RecodeReport, pack_lemmas, pack_relied_on, recode_lemmas};
 pub use certificate::{
     Certificate, CertificateError, Claim, Entry, LemmaRef, Part, Proves, lemma_file_name,
 };

@@ -889,6 +889,68 @@ fn an_oversized_lemma_file_is_refused_unread() {
     assert!(e.contains("truncated or extended"), "{e}");
 }
 
+/// A lemma directory of version 2 files (positions listed) and a certificate over
+/// it, rewritten by `recode_lemmas`: one pack of version 4 lemmas, a fraction of
+/// the bytes, and the certificate renamed to them checks as before (dimy's draw).
+#[test]
+fn a_lemma_directory_recoded_into_a_pack_proves_the_same() {
+    let board = Board::get(5, 5).unwrap();
+    let k = 6;
+    let dir = tempfile::tempdir().unwrap();
+    let start = Position::start(board);
+    let old = dir.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    for pos in positions_at(&start, 1) {
+        let proved = run(dir.path(), &pos, k);
+        for l in proved.certificate.split_lemmas() {
+            let bytes = l.to_listed_bytes();
+            let sum =
+                u64::from_le_bytes(bytes[bytes.len() - 16..bytes.len() - 8].try_into().unwrap());
+            std::fs::write(old.join(fanotb::lemma_file_name(sum)), bytes).unwrap();
+        }
+    }
+    let mut o = opts(k);
+    o.lemmas = Some(old.clone());
+    let proved = prove(dir.path(), &start, &o, |_| {}, &|_| {}).unwrap();
+    assert!(
+        proved.lemmas_refused.is_empty(),
+        "{:?}",
+        proved.lemmas_refused
+    );
+    let root = old.join("root.fnproof");
+    proved.certificate.write(&root).unwrap();
+    let before = check_with(&root, dir.path(), &old).unwrap();
+    assert!(before.lemmas > 0);
+    let new = dir.path().join("new");
+    let r = fanotb::recode_lemmas(&old, std::slice::from_ref(&root), &new).unwrap();
+    let files = std::fs::read_dir(&old).unwrap();
+    let loose = files
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "fnlemma")
+        })
+        .count();
+    assert_eq!(r.lemmas, loose);
+    assert_eq!(r.compact, r.lemmas, "every lemma as moves");
+    assert!(
+        r.bytes_after * 4 < r.bytes_before,
+        "{} -> {}",
+        r.bytes_before,
+        r.bytes_after
+    );
+    let after = check_with(&new.join("root.fnproof"), dir.path(), &new).unwrap();
+    assert_eq!(after.proves, Proves::Value(Wdl::Draw));
+    assert_eq!(
+        (after.lemmas, after.positions, after.moves),
+        (before.lemmas, before.positions, before.moves)
+    );
+    let files: Vec<_> = std::fs::read_dir(&new).unwrap().collect();
+    assert_eq!(files.len(), 2, "a pack and the certificate");
+}
+
 /// Rewrites the lemma `old` of `cert` as `lemma` (a new file, by its checksum) and
 /// points `cert` at it; returns the new reference's file name.
 fn replace_lemma(cert: &mut Certificate, lemmas: &Path, old: usize, lemma: &Certificate) -> String {

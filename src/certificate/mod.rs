@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 mod blocked;
-mod compact;
+pub(crate) mod compact;
 pub(crate) mod pack;
 
 pub(crate) use blocked::{BlockCache, Blocked};

@@ -665,6 +665,124 @@ pub fn pack_relied_on(
     Ok(report)
 }
 
+/// What `recode_lemmas` wrote.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct RecodeReport {
+    /// Lemmas rewritten into the new pack.
+    pub lemmas: usize,
+    /// Of them, those version 4 holds (the others kept their version).
+    pub compact: usize,
+    /// The new pack.
+    pub pack: Option<PathBuf>,
+    /// The root certificates rewritten, as (given, written).
+    pub roots: Vec<(PathBuf, PathBuf)>,
+    /// Bytes of the lemmas read, and of the new pack.
+    pub bytes_before: u64,
+    /// Bytes of the new pack.
+    pub bytes_after: u64,
+}
+
+/// Rewrites every lemma of the lemma directory `dir` as `Certificate::to_bytes`
+/// writes it now (version 4, the proofs as moves, where it holds), into one new pack
+/// in `out`, and each certificate of `roots` into `out` under its own file name. A
+/// lemma's checksum is that of its bytes, so each is rewritten after the lemmas it
+/// names, its references renamed to their new checksums: the certificates written
+/// prove what the ones read prove, over the same tables, and check the same way.
+///
+/// # Errors
+///
+/// A lemma or certificate that cannot be read, or the new files.
+pub fn recode_lemmas(
+    dir: &Path,
+    roots: &[PathBuf],
+    out: &Path,
+) -> Result<RecodeReport, CertificateError> {
+    let store = LemmaDir::open(dir)?;
+    let sums = store.checksums()?;
+    let read = |c: u64| -> Result<(super::Certificate, u64), CertificateError> {
+        let (l, bytes) = store.lemma_file(c)?.ok_or_else(|| {
+            CertificateError::damaged(&dir.join(super::lemma_file_name(c)), "gone while read")
+        })?;
+        let cert = super::Certificate::from_bytes(&dir.join(l.file_name()), &bytes)?;
+        Ok((cert, bytes.len() as u64))
+    };
+    // The references among the lemmas, then each lemma after those it names.
+    let index: rustc_hash::FxHashMap<u64, usize> =
+        sums.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+    let mut waiting = vec![0usize; sums.len()];
+    let mut named_by: Vec<Vec<usize>> = vec![Vec::new(); sums.len()];
+    let mut report = RecodeReport::default();
+    for (i, &c) in sums.iter().enumerate() {
+        let (cert, len) = read(c)?;
+        report.bytes_before += len;
+        for l in &cert.lemmas {
+            if let Some(&j) = index.get(&l.checksum) {
+                waiting[i] += 1;
+                named_by[j].push(i);
+            }
+        }
+    }
+    let mut ready: Vec<usize> = (0..sums.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut renamed: rustc_hash::FxHashMap<u64, u64> = rustc_hash::FxHashMap::default();
+    let rename = |cert: &mut super::Certificate, renamed: &rustc_hash::FxHashMap<u64, u64>| {
+        for l in &mut cert.lemmas {
+            l.checksum = renamed.get(&l.checksum).copied().unwrap_or(l.checksum);
+        }
+    };
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CertificateError::Io { path, source }
+    };
+    let mut writer = PackWriter::create(out).map_err(io(out))?;
+    let mut batch: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
+    let flush = |batch: &mut Vec<(LemmaRef, Vec<u8>)>, w: &mut PackWriter| {
+        let refs: Vec<(LemmaRef, &[u8])> = batch.iter().map(|(l, b)| (*l, b.as_slice())).collect();
+        let r = w.append(&refs).map_err(io(w.path()));
+        batch.clear();
+        r
+    };
+    while let Some(i) = ready.pop() {
+        let (mut cert, _) = read(sums[i])?;
+        rename(&mut cert, &renamed);
+        let bytes = cert.to_bytes();
+        let new = u64_at(&bytes, bytes.len() - 16);
+        if crate::files::bytes::u32_at(&bytes, 8) == super::compact::COMPACT {
+            report.compact += 1;
+        }
+        renamed.insert(sums[i], new);
+        let l = cert.lemma_ref(new).ok_or_else(|| {
+            CertificateError::damaged(dir, "a certificate of a value among the lemmas")
+        })?;
+        batch.push((l, bytes));
+        if batch.len() == SEGMENT_LEMMAS {
+            flush(&mut batch, &mut writer)?;
+        }
+        for &j in &named_by[i] {
+            waiting[j] -= 1;
+            if waiting[j] == 0 {
+                ready.push(j);
+            }
+        }
+        report.lemmas += 1;
+    }
+    if !batch.is_empty() {
+        flush(&mut batch, &mut writer)?;
+    }
+    report.bytes_after = std::fs::metadata(writer.path())
+        .map_err(io(writer.path()))?
+        .len();
+    report.pack = Some(writer.path().into());
+    for root in roots {
+        let mut cert = super::Certificate::read(root)?;
+        rename(&mut cert, &renamed);
+        let to = out.join(root.file_name().unwrap_or_default());
+        cert.write(&to)?;
+        report.roots.push((root.clone(), to));
+    }
+    Ok(report)
+}
+
 /// Lemmas a segment of a repacked pack holds: large enough to compress across
 /// lemmas, small enough that one lemma's read decompresses little.
 const SEGMENT_LEMMAS: usize = 4096;

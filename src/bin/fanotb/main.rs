@@ -119,6 +119,12 @@ enum Command {
     /// writing, into one pack of large segments (docs/PROOF.md, "Lemma packs").
     #[command(after_help = "Example: fanotb pack-lemmas proofs/tsivy/lemmas")]
     PackLemmas(prove::PackLemmasArgs),
+    /// Rewrite a lemma directory in the newest format (version 4: proofs as their
+    /// moves) into one pack, with the certificates that rely on it (--root).
+    #[command(
+        after_help = "Example: fanotb recode-lemmas proofs/tsivy/lemmas --root proofs/tsivy/lemmas/root.fnproof --out new"
+    )]
+    RecodeLemmas(prove::RecodeLemmasArgs),
     /// Prove a board's start (or --position) bottom up: every position --depth
     /// plies deep as a job whose proof is kept as a lemma, then each level above
     /// over them, then the root; a run stopped anywhere goes on from the lemmas.
@@ -201,6 +207,7 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Prove(a) => print(&prove::prove_command(a, json)?, json),
         Command::CheckProof(a) => print(&prove::check_proof_command(a)?, json),
         Command::PackLemmas(a) => print(&prove::pack_lemmas_command(&a)?, json),
+        Command::RecodeLemmas(a) => print(&prove::recode_lemmas_command(&a)?, json),
         Command::ProveJobs(a) => prove::prove_jobs_command(a, json)?,
         Command::ProveTree(a) => prove_tree::prove_tree_command(a, json)?,
         Command::Serve(a) => serve::serve(a)?,

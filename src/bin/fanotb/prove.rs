@@ -504,6 +504,63 @@ pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
     })
 }
 
+#[derive(Args)]
+pub struct RecodeLemmasArgs {
+    /// The lemma directory read. Example: proofs/tsivy/lemmas.
+    pub dir: PathBuf,
+    /// Certificates that rely on its lemmas, rewritten with the new checksums.
+    #[arg(long, num_args = 1..)]
+    pub root: Vec<PathBuf>,
+    /// The directory written: one pack, and each --root under its file name.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// What `recode-lemmas` wrote.
+#[derive(Serialize)]
+pub struct RecodeLemmasReport {
+    lemmas: usize,
+    compact: usize,
+    pack: Option<String>,
+    roots: Vec<String>,
+    bytes_before: u64,
+    bytes_after: u64,
+}
+
+impl fmt::Display for RecodeLemmasReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} lemmas ({} as moves, version 4) rewritten into {}: {} (were {})",
+            self.lemmas,
+            self.compact,
+            self.pack.as_deref().unwrap_or("no pack"),
+            human_bytes(self.bytes_after),
+            human_bytes(self.bytes_before)
+        )?;
+        for r in &self.roots {
+            writeln!(f, "certificate rewritten: {r}")?;
+        }
+        Ok(())
+    }
+}
+
+pub fn recode_lemmas_command(a: &RecodeLemmasArgs) -> Result<RecodeLemmasReport> {
+    let r = fanotb::recode_lemmas(&a.dir, &a.root, &a.out)?;
+    Ok(RecodeLemmasReport {
+        lemmas: r.lemmas,
+        compact: r.compact,
+        pack: r.pack.as_ref().map(|p| p.display().to_string()),
+        roots: r
+            .roots
+            .iter()
+            .map(|(_, to)| to.display().to_string())
+            .collect(),
+        bytes_before: r.bytes_before,
+        bytes_after: r.bytes_after,
+    })
+}
+
 pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckOutput> {
     let mut opts = CheckOptions::default();
     opts.verify_tables = a.verify_tables;
