@@ -5,12 +5,14 @@
 # a 10 s timeout per input (a hang is a finding). Stable Rust is enough: the crate
 # is safe Rust outside its C ABI, so the targets run without a sanitizer (-s none).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]        RUNS=1000000 scripts/fuzz.sh 0 query
-# Needs: cargo install cargo-fuzz (and a C++ compiler for libFuzzer).
+# Needs cargo-fuzz (installed here from crates.io if missing) and a C++ compiler
+# for libFuzzer.
 set -euo pipefail
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 secs=${1:-60}
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(position play table certificate query record)
+[ ${#targets[@]} -gt 0 ] || targets=(position play table certificate pack query record)
 if [ -n "${RUNS:-}" ]; then budget=(-runs="$RUNS"); else budget=(-max_total_time="$secs"); fi
 cd "$(dirname "$0")/../fuzz"
 for t in "${targets[@]}"; do

@@ -105,7 +105,7 @@ pub enum CertificateError {
 
 impl CertificateError {
     /// The error of a failed read or write of `path`.
-    fn io(path: &Path) -> impl Fn(std::io::Error) -> CertificateError + Copy + '_ {
+    pub(crate) fn io(path: &Path) -> impl Fn(std::io::Error) -> CertificateError + Copy + '_ {
         move |source| CertificateError::Io {
             path: path.into(),
             source,

@@ -481,15 +481,11 @@ impl LemmaDir {
     /// took in. A pack another process is writing (it holds its lock) is left as
     /// it is. The new pack is read back before anything is removed.
     pub(crate) fn repack(&self) -> Result<PackReport, CertificateError> {
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| CertificateError::Io { path, source }
-        };
         let mut report = PackReport::default();
         let mut taken: Vec<&Pack> = Vec::new();
         for pack in &self.packs {
             let free = File::open(pack.path())
-                .map_err(io(pack.path()))?
+                .map_err(CertificateError::io(pack.path()))?
                 .try_lock()
                 .is_ok();
             if free {
@@ -509,28 +505,27 @@ impl LemmaDir {
         let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
         let mut seen = rustc_hash::FxHashSet::default();
         for path in &loose {
-            report.bytes_before += std::fs::metadata(path).map_err(io(path))?.len();
-            let (cert, sum) = super::Certificate::read_summed(path)?;
-            let Some(l) = cert.lemma_ref(sum) else {
-                return Err(CertificateError::damaged(
-                    path,
-                    "a certificate of a value, not a lemma",
-                ));
-            };
+            // A version 3 lemma is read block by block, never whole: it stays a
+            // file of its own.
             if super::Certificate::file_version(path)? == Some(super::blocked::BLOCKED) {
-                // Read block by block, never whole: kept as a file of its own.
                 continue;
             }
+            report.bytes_before += std::fs::metadata(path)
+                .map_err(CertificateError::io(path))?
+                .len();
+            let sum = path
+                .file_stem()
+                .and_then(|s| u64::from_str_radix(s.to_str()?, 16).ok())
+                .ok_or_else(|| CertificateError::damaged(path, "not named by a checksum"))?;
+            let (l, bytes) = self.loose_file(sum)?.expect("listed above");
             if seen.insert(sum) {
-                let bytes =
-                    crate::files::read::read_bounded(path, MAX_LEMMA_BYTES).map_err(io(path))?;
                 lemmas.push((l, bytes));
             }
             report.loose += 1;
         }
         for pack in &taken {
             report.bytes_before += std::fs::metadata(pack.path())
-                .map_err(io(pack.path()))?
+                .map_err(CertificateError::io(pack.path()))?
                 .len();
             for p in pack.lemmas() {
                 if seen.insert(p.lemma.checksum) {
@@ -546,30 +541,16 @@ impl LemmaDir {
         if lemmas.is_empty() {
             return Ok(report);
         }
-        let mut writer = PackWriter::create(&self.dir).map_err(io(&self.dir))?;
-        for chunk in lemmas.chunks(SEGMENT_LEMMAS) {
-            let batch: Vec<(LemmaRef, &[u8])> =
-                chunk.iter().map(|(l, b)| (*l, b.as_slice())).collect();
-            writer.append(&batch).map_err(io(writer.path()))?;
-        }
-        let written = Pack::read(writer.path())?;
-        if written.lemmas().len() != lemmas.len() || written.cut().is_some() {
-            return Err(CertificateError::damaged(
-                writer.path(),
-                "the new pack does not read back whole: nothing was removed",
-            ));
-        }
-        report.pack = Some(writer.path().into());
-        report.bytes_after = std::fs::metadata(writer.path())
-            .map_err(io(writer.path()))?
-            .len();
+        let (pack, bytes) = write_pack(&self.dir, &lemmas)?;
+        report.pack = Some(pack);
+        report.bytes_after = bytes;
         for path in &loose {
             if super::Certificate::file_version(path)? != Some(super::blocked::BLOCKED) {
-                std::fs::remove_file(path).map_err(io(path))?;
+                std::fs::remove_file(path).map_err(CertificateError::io(path))?;
             }
         }
         for pack in taken {
-            std::fs::remove_file(pack.path()).map_err(io(pack.path()))?;
+            std::fs::remove_file(pack.path()).map_err(CertificateError::io(pack.path()))?;
         }
         Ok(report)
     }
@@ -586,9 +567,14 @@ impl LemmaDir {
     /// The file bytes of the lemma of this checksum, loose or packed, with what it
     /// claims.
     fn lemma_file(&self, checksum: u64) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
-        if let Some(f) = self.packed_bytes(checksum)? {
-            return Ok(Some((f.lemma, f.bytes)));
+        match self.packed_bytes(checksum)? {
+            Some(f) => Ok(Some((f.lemma, f.bytes))),
+            None => self.loose_file(checksum),
         }
+    }
+
+    /// The bytes of the loose lemma file of this checksum, with what it claims.
+    fn loose_file(&self, checksum: u64) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
         let path = self.dir.join(super::lemma_file_name(checksum));
         if std::fs::symlink_metadata(&path).is_err() {
             return Ok(None);
@@ -649,19 +635,9 @@ pub fn pack_relied_on(
     if lemmas.is_empty() {
         return Ok(report);
     }
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| CertificateError::Io { path, source }
-    };
-    let mut writer = PackWriter::create(out).map_err(io(out))?;
-    for chunk in lemmas.chunks(SEGMENT_LEMMAS) {
-        let batch: Vec<(LemmaRef, &[u8])> = chunk.iter().map(|(l, b)| (*l, b.as_slice())).collect();
-        writer.append(&batch).map_err(io(writer.path()))?;
-    }
-    report.bytes_after = std::fs::metadata(writer.path())
-        .map_err(io(writer.path()))?
-        .len();
-    report.pack = Some(writer.path().into());
+    let (pack, bytes) = write_pack(out, &lemmas)?;
+    report.pack = Some(pack);
+    report.bytes_after = bytes;
     Ok(report)
 }
 
@@ -730,15 +706,11 @@ pub fn recode_lemmas(
             l.checksum = renamed.get(&l.checksum).copied().unwrap_or(l.checksum);
         }
     };
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| CertificateError::Io { path, source }
-    };
-    let mut writer = PackWriter::create(out).map_err(io(out))?;
+    let mut writer = PackWriter::create(out).map_err(CertificateError::io(out))?;
     let mut batch: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
     let flush = |batch: &mut Vec<(LemmaRef, Vec<u8>)>, w: &mut PackWriter| {
         let refs: Vec<(LemmaRef, &[u8])> = batch.iter().map(|(l, b)| (*l, b.as_slice())).collect();
-        let r = w.append(&refs).map_err(io(w.path()));
+        let r = w.append(&refs).map_err(CertificateError::io(w.path()));
         batch.clear();
         r
     };
@@ -770,7 +742,7 @@ pub fn recode_lemmas(
         flush(&mut batch, &mut writer)?;
     }
     report.bytes_after = std::fs::metadata(writer.path())
-        .map_err(io(writer.path()))?
+        .map_err(CertificateError::io(writer.path()))?
         .len();
     report.pack = Some(writer.path().into());
     for root in roots {
@@ -781,6 +753,32 @@ pub fn recode_lemmas(
         report.roots.push((root.clone(), to));
     }
     Ok(report)
+}
+
+/// Writes `lemmas` (each reference with its file's bytes) into a new pack in
+/// `dir`, in segments of `SEGMENT_LEMMAS`, and reads it back whole; returns the
+/// pack and its size.
+fn write_pack(
+    dir: &Path,
+    lemmas: &[(LemmaRef, Vec<u8>)],
+) -> Result<(PathBuf, u64), CertificateError> {
+    let mut writer = PackWriter::create(dir).map_err(CertificateError::io(dir))?;
+    let path = writer.path().to_path_buf();
+    for chunk in lemmas.chunks(SEGMENT_LEMMAS) {
+        let batch: Vec<(LemmaRef, &[u8])> = chunk.iter().map(|(l, b)| (*l, b.as_slice())).collect();
+        writer.append(&batch).map_err(CertificateError::io(&path))?;
+    }
+    let written = Pack::read(&path)?;
+    if written.lemmas().len() != lemmas.len() || written.cut().is_some() {
+        return Err(CertificateError::damaged(
+            &path,
+            "the new pack does not read back whole: nothing was removed",
+        ));
+    }
+    let len = std::fs::metadata(&path)
+        .map_err(CertificateError::io(&path))?
+        .len();
+    Ok((path, len))
 }
 
 /// Lemmas a segment of a repacked pack holds: large enough to compress across

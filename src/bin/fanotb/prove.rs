@@ -566,7 +566,12 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckOutput> {
     opts.verify_tables = a.verify_tables;
     opts.lemmas = a.lemmas.clone();
     opts.cache_mib = Some(a.cache_mib);
-    let [file] = &a.files[..] else {
+    // A set, or a pack (which stands for the lemmas in it).
+    let one = match &a.files[..] {
+        [file] if file.extension().is_none_or(|x| x != "fnpack") => Some(file),
+        _ => None,
+    };
+    let Some(file) = one else {
         let r = check_proofs(&a.files, &a.tables.dir, &opts)?;
         return Ok(CheckOutput::Set(CheckSetOutput {
             ok: true,
