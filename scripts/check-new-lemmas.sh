@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Checks every lemma of DIR that git does not track yet (the ones a proof run wrote
-# since the last commit) with `fanotb check-proof`, all in one pass (the tables
-# loaded once, each lemma checked once), before they are committed. Exits non-zero
-# naming the first lemma that fails, else stages exactly the lemmas it checked,
-# with DIR/tree.tsv, for `git commit` (a run still going on writes more meanwhile:
-# they wait for the next check).
+# Checks every lemma of DIR that git does not track yet (the packs proof runs wrote
+# since the last commit, and any loose lemma file) with `fanotb check-proof`, all in
+# one pass (the tables loaded once, each lemma checked once, a pack standing for its
+# lemmas), before they are committed. Exits non-zero naming the first lemma that
+# fails, else stages exactly the files it checked, with DIR/tree.tsv, for `git
+# commit` (a pack a run is still writing grows meanwhile: stop the run first, or
+# its later lemmas wait for the next check). A few packs a session, never thousands
+# of files: `fanotb pack-lemmas DIR` merges them when they are many.
 #   scripts/check-new-lemmas.sh TABLES [DIR=proofs/tsivy/lemmas]
 set -euo pipefail
 tables=${1:?usage: scripts/check-new-lemmas.sh TABLES [DIR]}
@@ -13,8 +15,8 @@ cd "$(dirname "$0")/.."
 cargo build --release --quiet
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
-git ls-files --others --exclude-standard -- "$dir" | grep '\.fnlemma$' >"$list" || true
-echo "$(wc -l <"$list") new lemmas"
+git ls-files --others --exclude-standard -- "$dir" | grep -E '\.(fnlemma|fnpack)$' >"$list" || true
+echo "$(wc -l <"$list") new lemma files and packs"
 xargs -r target/release/fanotb check-proof --lemmas "$dir" --dir "$tables" <"$list"
 xargs -r git add -- <"$list"
 [ ! -f "$dir/tree.tsv" ] || git add -- "$dir/tree.tsv"

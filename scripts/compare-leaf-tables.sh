@@ -23,7 +23,7 @@ for band in '$1 <= 12' '$1 >= 13 && $1 <= 24' '$1 >= 25'; do
   awk -F'\t' "$band" "$work/leaves" | shuf -n $((n / 3)) --random-source=<(yes)
 done >"$work/sample"
 for k in "$k1" "$k2"; do
-  mkdir "$work/$k" && cp proofs/tsivy/lemmas/*.fnlemma "$work/$k/"
+  mkdir "$work/$k" && cp proofs/tsivy/lemmas/*.fnpack "$work/$k/"
 done
 while IFS=$'\t' read -r stones pos; do
   for k in "$k1" "$k2"; do

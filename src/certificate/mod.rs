@@ -575,6 +575,26 @@ impl Certificate {
     /// `NotACertificate` without the magic bytes, `Version` for another format
     /// version, `Damaged` for anything else wrong with the framing or the payload.
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Certificate, CertificateError> {
+        Certificate::parse_bytes(path, bytes, false)
+    }
+
+    /// What a certificate's bytes say before its proofs: its root, what it proves,
+    /// its table stones and tables (no proof, no lemma list), with the framing and
+    /// the whole file's checksum checked as `from_bytes` does. For a reader that
+    /// trusts the proofs already (a lemma checked before): version 4 proofs are
+    /// walked with the move generator, which this spares.
+    pub(crate) fn head_from_bytes(
+        path: &Path,
+        bytes: &[u8],
+    ) -> Result<Certificate, CertificateError> {
+        Certificate::parse_bytes(path, bytes, true)
+    }
+
+    fn parse_bytes(
+        path: &Path,
+        bytes: &[u8],
+        head_only: bool,
+    ) -> Result<Certificate, CertificateError> {
         let damaged = |what: &str| CertificateError::Damaged {
             path: path.into(),
             what: what.into(),
@@ -615,12 +635,16 @@ impl Certificate {
         let decoder = zstd::stream::Decoder::new(&body[28..])
             .map_err(|e| damaged(&format!("payload: {e}")))?;
         let mut r = StreamReader::new(decoder, raw_len);
-        let parsed = parse_payload(&mut r, version, &mut Vec::new());
+        let parsed = if head_only {
+            parse_head(&mut r, version)
+        } else {
+            parse_payload(&mut r, version, &mut Vec::new())
+        };
         if let Some(e) = r.error.take() {
             return Err(damaged(&format!("payload: {e}")));
         }
         let cert = parsed.map_err(|what| damaged(&what))?;
-        if !r.at_end() {
+        if !head_only && !r.at_end() {
             return Err(damaged("payload length"));
         }
         Ok(cert)
@@ -676,38 +700,8 @@ pub(crate) fn parse_payload(
     version: u32,
     shape: &mut Vec<(u64, u32)>,
 ) -> Result<Certificate, String> {
-    let (w, h) = (r.byte()? as usize, r.byte()? as usize);
-    let board = Board::get(w, h).map_err(|e| e.to_string())?;
-    let root = r.position(board)?;
-    let proves = match r.byte()? {
-        0 => Proves::Value(Wdl::Loss),
-        1 => Proves::Value(Wdl::Draw),
-        2 => Proves::Value(Wdl::Win),
-        3 if version >= 2 => Proves::Lemma(r.color()?, r.claim()?),
-        v => return Err(format!("value code {v}")),
-    };
-    let max_table_stones = r.byte()?;
-    let n_tables = r.le_u32()? as usize;
-    let mut tables = Vec::new();
-    for _ in 0..n_tables {
-        let (us, them) = (r.byte()?, r.byte()?);
-        if us == 0 || them == 0 || us as usize + them as usize > board.points() {
-            return Err(format!("table signature {us}v{them}"));
-        }
-        let sig = Signature::new(us, them);
-        if tables.iter().any(|(t, _)| *t == sig) {
-            return Err(format!("table {sig} named twice"));
-        }
-        tables.push((sig, r.le_u64()?));
-    }
-    let mut cert = Certificate {
-        root,
-        proves,
-        max_table_stones,
-        tables,
-        parts: Vec::new(),
-        lemmas: Vec::new(),
-    };
+    let mut cert = parse_head(r, version)?;
+    let board = cert.root.board();
     // Version 4 lists the lemmas first: its proofs are walked from the root, and a
     // lemma's position ends a walk.
     if version == compact::COMPACT {
@@ -753,6 +747,43 @@ pub(crate) fn parse_payload(
         return Err("bytes after the last proof".into());
     }
     Ok(cert)
+}
+
+/// A payload's fields before its proofs: board, root, what it proves, table stones
+/// and tables; the certificate with no proof and no lemma yet.
+fn parse_head(r: &mut impl Fields, version: u32) -> Result<Certificate, String> {
+    let (w, h) = (r.byte()? as usize, r.byte()? as usize);
+    let board = Board::get(w, h).map_err(|e| e.to_string())?;
+    let root = r.position(board)?;
+    let proves = match r.byte()? {
+        0 => Proves::Value(Wdl::Loss),
+        1 => Proves::Value(Wdl::Draw),
+        2 => Proves::Value(Wdl::Win),
+        3 if version >= 2 => Proves::Lemma(r.color()?, r.claim()?),
+        v => return Err(format!("value code {v}")),
+    };
+    let max_table_stones = r.byte()?;
+    let n_tables = r.le_u32()? as usize;
+    let mut tables = Vec::new();
+    for _ in 0..n_tables {
+        let (us, them) = (r.byte()?, r.byte()?);
+        if us == 0 || them == 0 || us as usize + them as usize > board.points() {
+            return Err(format!("table signature {us}v{them}"));
+        }
+        let sig = Signature::new(us, them);
+        if tables.iter().any(|(t, _)| *t == sig) {
+            return Err(format!("table {sig} named twice"));
+        }
+        tables.push((sig, r.le_u64()?));
+    }
+    Ok(Certificate {
+        root,
+        proves,
+        max_table_stones,
+        tables,
+        parts: Vec::new(),
+        lemmas: Vec::new(),
+    })
 }
 
 /// The `n` entries of a proof in versions 1 and 2: positions in key order, each

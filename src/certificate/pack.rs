@@ -436,6 +436,35 @@ impl LemmaDir {
         Ok(Some((cert, format!("{name} in {pack_name}"))))
     }
 
+    /// What the lemma of this checksum claims and the tables it names, read without
+    /// its proofs (`Certificate::head_from_bytes`), if the directory holds it: for
+    /// a lemma checked before. `None` too for a version 3 file, read whole instead.
+    pub(crate) fn read_head(
+        &self,
+        checksum: u64,
+    ) -> Result<Option<super::Certificate>, CertificateError> {
+        let Some((_, bytes)) = self.lemma_file_head(checksum)? else {
+            return Ok(None);
+        };
+        let path = self.dir.join(super::lemma_file_name(checksum));
+        super::Certificate::head_from_bytes(&path, &bytes).map(Some)
+    }
+
+    /// The bytes of the lemma of this checksum, packed or loose (not a version 3
+    /// file), checked against its checksum.
+    fn lemma_file_head(
+        &self,
+        checksum: u64,
+    ) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
+        let path = self.dir.join(super::lemma_file_name(checksum));
+        if std::fs::symlink_metadata(&path).is_ok()
+            && super::Certificate::file_version(&path)? == Some(super::blocked::BLOCKED)
+        {
+            return Ok(None);
+        }
+        self.lemma_file(checksum)
+    }
+
     /// The file bytes of the packed lemma of this checksum, with its index entry
     /// and its pack, once the bytes' own checksum is the one indexed.
     fn packed_bytes(&self, checksum: u64) -> Result<Option<PackedFile<'_>>, CertificateError> {

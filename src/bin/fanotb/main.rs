@@ -112,7 +112,7 @@ enum Command {
     /// Check a proof certificate from the rules and the tables, independently of the
     /// search that wrote it.
     #[command(
-        after_help = "Examples:\n  fanotb check-proof tables/proofs/5x5-start.fnproof\n  fanotb check-proof proofs/tsivy/lemmas/*.fnlemma --lemmas proofs/tsivy/lemmas"
+        after_help = "Examples:\n  fanotb check-proof tables/proofs/5x5-start.fnproof\n  fanotb check-proof proofs/tsivy/lemmas/lemmas.fnpack --lemmas proofs/tsivy/lemmas"
     )]
     CheckProof(prove::CheckProofArgs),
     /// Pack a lemma directory: every loose lemma file and every pack no search is
