@@ -29,6 +29,6 @@ LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/probe" "$dir" "$pos" "${limits[@]}"
 echo "static build: same run ok"
 # The shared library as cargo built it, without installing: the SONAME's link is
 # there beside it.
-gcc -Wall -Wextra -Werror examples/c/probe.c -I src -L target/release -lfanotb -o "$tmp/probe-built"
+gcc -Wall -Wextra -Werror examples/c/probe.c -I src/ffi -L target/release -lfanotb -o "$tmp/probe-built"
 LD_LIBRARY_PATH=target/release "$tmp/probe-built" "$dir" "$pos" "${limits[@]}" >/dev/null
 echo "target/release build: same run ok"

@@ -10,7 +10,7 @@ version=$(cargo metadata --no-deps --format-version 1 |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["packages"][0]["version"])')
 major=${version%%.*}
 mkdir -p "$prefix/lib/pkgconfig" "$prefix/include"
-install -m 644 src/fanotb.h "$prefix/include/"
+install -m 644 src/ffi/fanotb.h "$prefix/include/"
 install -m 755 target/release/libfanotb.so "$prefix/lib/libfanotb.so.$version"
 ln -sf "libfanotb.so.$version" "$prefix/lib/libfanotb.so.$major"
 ln -sf "libfanotb.so.$major" "$prefix/lib/libfanotb.so"

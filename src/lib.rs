@@ -162,7 +162,7 @@
 //! ```
 //!
 //! # From C
-//! The C ABI (`src/fanotb.h`, documented in `docs/C-API.md`; the `ffi` module) makes
+//! The C ABI (`src/ffi/fanotb.h`, documented in `docs/C-API.md`; the `ffi` module) makes
 //! the same calls; its functions are callable from Rust too:
 //! ```
 //! # use fanotb::{Board, Options, Signature, generate};

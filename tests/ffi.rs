@@ -226,7 +226,7 @@ fn c_abi_bitboards_value_only_root_largest_and_errors() {
 #[test]
 fn header_matches_the_exported_symbols() {
     let header =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/fanotb.h")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/ffi/fanotb.h")).unwrap();
     let source =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/ffi.rs")).unwrap();
     let names = |text: &str, after: &str, end: char| -> Vec<String> {

@@ -325,3 +325,24 @@ fn a_large_certificate_is_checked_in_memory_that_follows_its_positions() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("illegal move `a1-b2`"), "{err}");
 }
+
+/// The fuzzer's finding in lemma packs (fuzz/artifacts, the `pack` target): a pack
+/// whose only segment is cut short holds no lemma; `check-proof` of it panicked
+/// (an index into no certificates), now it says so and exits non-zero.
+#[test]
+fn a_pack_of_no_lemma_is_refused_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = dir.path().join("x.fnpack");
+    let bytes = b"FNLPACK\n\x01\x00\x00\x00\x00\x00\x00\x36\x00\x00\x01\xa8";
+    std::fs::write(&pack, bytes).unwrap();
+    let err = fails(&[
+        "check-proof",
+        pack.to_str().unwrap(),
+        "--dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains("a pack of no lemma, nothing to check"),
+        "{err}"
+    );
+}

@@ -400,7 +400,16 @@ pub fn check_proofs(
     for p in paths {
         // A pack stands for every lemma in it.
         if p.extension().is_some_and(|x| x == PACK_EXTENSION) {
-            for (cert, checksum, name) in Pack::read(p)?.certificates()? {
+            let pack = Pack::read(p)?;
+            if pack.lemmas().is_empty() {
+                let why = pack.cut().unwrap_or("it holds no segment");
+                return Err(CertificateError::Damaged {
+                    path: p.clone(),
+                    what: format!("a pack of no lemma, nothing to check ({why})"),
+                }
+                .into());
+            }
+            for (cert, checksum, name) in pack.certificates()? {
                 let checked = Checked {
                     name,
                     cert,

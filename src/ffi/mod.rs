@@ -1,4 +1,4 @@
-//! The C ABI for engines, declared in `src/fanotb.h`: open a table directory, probe
+//! The C ABI for engines, declared in `src/ffi/fanotb.h`: open a table directory, probe
 //! positions given as text or as stone bitboards (value only, or value and depth),
 //! every root move's result, the best move, the largest complete table set, the
 //! version; and the same under a no-capture limit, from the rule-aware tables.
