@@ -228,7 +228,7 @@ fn header_matches_the_exported_symbols() {
     let header =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/ffi/fanotb.h")).unwrap();
     let source =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/ffi.rs")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/ffi/mod.rs")).unwrap();
     let names = |text: &str, after: &str, end: char| -> Vec<String> {
         let mut v: Vec<String> = text
             .match_indices(after)

@@ -112,13 +112,15 @@ impl Pack {
         let n = head.u32().map_err(short)?;
         let raw = head.u64().map_err(short)?;
         let packed = head.u64().map_err(short)?;
-        if n > MAX_SEGMENT_LEMMAS || raw > MAX_RATIO * packed + 4096 {
+        // Crafted sizes are refused before any sum is made of them.
+        if n > MAX_SEGMENT_LEMMAS || raw > MAX_RATIO.saturating_mul(packed).saturating_add(4096) {
             return Err((None, "has sizes no segment has".into()));
         }
         let index_at = at + SEGMENT_HEAD;
         let frame_at = index_at + n as usize * RECORD;
-        let end = (frame_at as u64 + packed)
-            .checked_add(8)
+        let end = (frame_at as u64)
+            .checked_add(packed)
+            .and_then(|e| e.checked_add(8))
             .filter(|&e| e <= bytes.len() as u64)
             .ok_or((None, "is cut short".to_string()))? as usize;
         if xxh3_64(&bytes[at..end - 8]) != u64_at(bytes, end - 8) {
@@ -947,6 +949,33 @@ mod tests {
 
     /// Two writers at once in one directory, each its own pack: every lemma of both
     /// reads back; a lemma in both is one lemma to readers.
+    /// The fuzzer's finding: a segment whose compressed size is near 2^64 made the
+    /// end of the segment wrap round (a panic on the slice); now it is cut short.
+    #[test]
+    fn a_crafted_segment_size_is_cut_short_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.fnpack");
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+        bytes.extend_from_slice(&0u64.to_le_bytes());
+        bytes.extend_from_slice(&(u64::MAX - 20).to_le_bytes());
+        bytes.extend_from_slice(&[0; 16]);
+        std::fs::write(&path, &bytes).unwrap();
+        let pack = Pack::read(&path).unwrap();
+        assert!(pack.lemmas().is_empty());
+        assert_eq!(pack.cut(), Some("the segment at byte 12 is cut short"));
+        std::fs::copy(
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/pack-crash-f0c1980d.fnpack"
+            ),
+            &path,
+        )
+        .unwrap();
+        assert!(Pack::read(&path).unwrap().lemmas().is_empty());
+    }
+
     #[test]
     fn two_writers_at_once_keep_every_lemma() {
         let dir = tempfile::tempdir().unwrap();
