@@ -206,7 +206,9 @@ mod table;
 
 pub mod ffi;
 
-pub use certificate::pack::{PackReport, RecodeReport, pack_lemmas, pack_relied_on, recode_lemmas};
+pub use certificate::store::{
+    PackReport, RecodeReport, pack_lemmas, pack_relied_on, recode_lemmas,
+};
 pub use certificate::{
     Certificate, CertificateError, Claim, Entry, LemmaRef, Part, Proves, lemma_file_name,
 };

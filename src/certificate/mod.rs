@@ -9,6 +9,7 @@ use thiserror::Error;
 mod blocked;
 pub(crate) mod compact;
 pub(crate) mod pack;
+pub(crate) mod store;
 
 pub(crate) use blocked::{BlockCache, Blocked};
 

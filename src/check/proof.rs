@@ -12,7 +12,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::certificate::pack::{LemmaDir, PACK_EXTENSION, Pack};
+use crate::certificate::pack::{PACK_EXTENSION, Pack};
+use crate::certificate::store::LemmaDir;
 use crate::certificate::{
     BlockCache, Blocked, Certificate, CertificateError, Claim, Entry, Part, Proves, position_key,
 };

@@ -631,7 +631,7 @@ fn establish(
 
 /// The lemma `l` of the lemma directory `dir`, loose or packed.
 fn read_lemma(dir: &Path, l: &LemmaRef) -> Result<Certificate, ProveError> {
-    match crate::certificate::pack::LemmaDir::open(dir)?.read(l.checksum)? {
+    match crate::certificate::store::LemmaDir::open(dir)?.read(l.checksum)? {
         Some((cert, _)) => Ok(cert),
         None => Err(ProveError::Certificate(CertificateError::damaged(
             &dir.join(l.file_name()),

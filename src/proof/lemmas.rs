@@ -11,7 +11,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::search::Key;
 use super::tsv::TsvLog;
-use crate::certificate::pack::{LemmaDir, PackWriter};
+use crate::certificate::pack::PackWriter;
+use crate::certificate::store::LemmaDir;
 use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef};
 use crate::check::lemmas::LemmaChecker;
 use crate::probe::ValueTables;

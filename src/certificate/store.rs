@@ -1,0 +1,674 @@
+//! A lemma directory as readers and tools see it (docs/PROOF.md, "Lemma packs"):
+//! loose lemma files and packs, each lemma found by its checksum; and what is done
+//! with one whole: packed, cut down to what certificates rely on, rewritten in the
+//! newest format.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use super::pack::{PACK_EXTENSION, Pack, PackWriter, Packed};
+use super::{CertificateError, LemmaRef};
+use crate::files::bytes::u64_at;
+
+/// The largest loose lemma file of format version 1, 2 or 4 read (they are read
+/// whole); the largest of the tsivy store is under 100 KB.
+const MAX_LEMMA_BYTES: u64 = 256 << 20;
+
+/// A lemma directory as readers see it: its loose `C.fnlemma` files and the lemmas
+/// of its packs, each found by its checksum.
+#[derive(Debug)]
+pub(crate) struct LemmaDir {
+    dir: PathBuf,
+    packs: Vec<Pack>,
+    /// Each packed lemma: its pack and its place there.
+    by_checksum: rustc_hash::FxHashMap<u64, (usize, Packed)>,
+    /// The segment decompressed last.
+    last: std::sync::Mutex<Option<Segment>>,
+}
+
+/// A segment's raw bytes, with its pack and its number there.
+#[derive(Debug)]
+struct Segment {
+    pack: usize,
+    number: usize,
+    raw: std::sync::Arc<Vec<u8>>,
+}
+
+impl LemmaDir {
+    /// The lemma directory `dir` (none of it if it does not exist): its packs read,
+    /// each up to its first broken segment.
+    pub(crate) fn open(dir: &Path) -> Result<LemmaDir, CertificateError> {
+        let mut packs = Vec::new();
+        for path in files_with(dir, PACK_EXTENSION)? {
+            packs.push(Pack::read(&path)?);
+        }
+        let mut by_checksum = rustc_hash::FxHashMap::default();
+        for (i, pack) in packs.iter().enumerate() {
+            for p in pack.lemmas() {
+                by_checksum.entry(p.lemma.checksum).or_insert((i, *p));
+            }
+        }
+        Ok(LemmaDir {
+            dir: dir.into(),
+            packs,
+            by_checksum,
+            last: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// Every lemma the directory holds: the loose files' checksums (from their
+    /// names, checked when read) and the packed lemmas', each once, loose first.
+    pub(crate) fn checksums(&self) -> Result<Vec<u64>, CertificateError> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut out = Vec::new();
+        for path in files_with(&self.dir, "fnlemma")? {
+            if let Some(c) = path
+                .file_stem()
+                .and_then(|s| u64::from_str_radix(s.to_str()?, 16).ok())
+                && seen.insert(c)
+            {
+                out.push(c);
+            }
+        }
+        for pack in &self.packs {
+            for p in pack.lemmas() {
+                if seen.insert(p.lemma.checksum) {
+                    out.push(p.lemma.checksum);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The lemma of this checksum, read and named by it (`C.fnlemma`, or `C.fnlemma
+    /// in PACK`), if the directory holds it: a loose file first, then a pack. A
+    /// packed lemma must be the file its index names (its checksum and claim).
+    pub(crate) fn read(
+        &self,
+        checksum: u64,
+    ) -> Result<Option<(super::Certificate, String)>, CertificateError> {
+        let name = super::lemma_file_name(checksum);
+        let loose = self.dir.join(&name);
+        if let Ok(meta) = std::fs::symlink_metadata(&loose) {
+            // The header and size first: a file of a size no lemma has is not read.
+            if meta.len() > MAX_LEMMA_BYTES
+                && super::Certificate::file_version(&loose)? != Some(super::blocked::BLOCKED)
+            {
+                return Err(CertificateError::damaged(
+                    &loose,
+                    &format!(
+                        "{} bytes, more than any lemma this reader takes ({MAX_LEMMA_BYTES}): not read",
+                        meta.len()
+                    ),
+                ));
+            }
+            let (cert, sum) = super::Certificate::read_summed(&loose)?;
+            if sum != checksum {
+                return Err(CertificateError::damaged(
+                    &loose,
+                    &format!("its checksum names it {}", super::lemma_file_name(sum)),
+                ));
+            }
+            return Ok(Some((cert, name)));
+        }
+        let Some(PackedFile {
+            bytes,
+            lemma: l,
+            pack,
+        }) = self.packed_bytes(checksum)?
+        else {
+            return Ok(None);
+        };
+        let cert = super::Certificate::from_bytes(pack, &bytes)?;
+        if cert.root != l.position || cert.proves != super::Proves::Lemma(l.side, l.claim) {
+            return Err(CertificateError::damaged(
+                pack,
+                &format!("{name} is not the lemma its index names"),
+            ));
+        }
+        let pack_name = pack.file_name().unwrap_or_default().to_string_lossy();
+        Ok(Some((cert, format!("{name} in {pack_name}"))))
+    }
+
+    /// What the lemma of this checksum claims and the tables it names, read without
+    /// its proofs (`Certificate::head_from_bytes`), if the directory holds it: for
+    /// a lemma checked before. `None` too for a version 3 file, read whole instead.
+    pub(crate) fn read_head(
+        &self,
+        checksum: u64,
+    ) -> Result<Option<super::Certificate>, CertificateError> {
+        let Some((_, bytes)) = self.lemma_file_head(checksum)? else {
+            return Ok(None);
+        };
+        let path = self.dir.join(super::lemma_file_name(checksum));
+        super::Certificate::head_from_bytes(&path, &bytes).map(Some)
+    }
+
+    /// The bytes of the lemma of this checksum, packed or loose (not a version 3
+    /// file), checked against its checksum.
+    fn lemma_file_head(
+        &self,
+        checksum: u64,
+    ) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
+        let path = self.dir.join(super::lemma_file_name(checksum));
+        if std::fs::symlink_metadata(&path).is_ok()
+            && super::Certificate::file_version(&path)? == Some(super::blocked::BLOCKED)
+        {
+            return Ok(None);
+        }
+        self.lemma_file(checksum)
+    }
+
+    /// The file bytes of the packed lemma of this checksum, with its index entry
+    /// and its pack, once the bytes' own checksum is the one indexed.
+    fn packed_bytes(&self, checksum: u64) -> Result<Option<PackedFile<'_>>, CertificateError> {
+        let Some(&(i, p)) = self.by_checksum.get(&checksum) else {
+            return Ok(None);
+        };
+        let pack = &self.packs[i];
+        let number = pack.segment_of(&p);
+        let raw = {
+            let mut last = self.last.lock().expect("not poisoned");
+            match &*last {
+                Some(s) if (s.pack, s.number) == (i, number) => std::sync::Arc::clone(&s.raw),
+                _ => {
+                    let raw = std::sync::Arc::new(pack.segment_bytes(number)?);
+                    *last = Some(Segment {
+                        pack: i,
+                        number,
+                        raw: std::sync::Arc::clone(&raw),
+                    });
+                    raw
+                }
+            }
+        };
+        let bytes = pack.lemma_bytes(&p, &raw).to_vec();
+        if bytes.len() < 16 || u64_at(&bytes, bytes.len() - 16) != checksum {
+            return Err(CertificateError::damaged(
+                pack.path(),
+                &format!(
+                    "{} is not the file its index names",
+                    super::lemma_file_name(checksum)
+                ),
+            ));
+        }
+        Ok(Some(PackedFile {
+            bytes,
+            lemma: p.lemma,
+            pack: pack.path(),
+        }))
+    }
+
+    /// Packs every lemma of the directory into one new pack of large segments
+    /// (compressed across lemmas), then removes the loose files and the packs it
+    /// took in. A pack another process is writing (it holds its lock) is left as
+    /// it is. The new pack is read back before anything is removed.
+    pub(crate) fn repack(&self) -> Result<PackReport, CertificateError> {
+        let mut report = PackReport::default();
+        let mut taken: Vec<&Pack> = Vec::new();
+        for pack in &self.packs {
+            let free = File::open(pack.path())
+                .map_err(CertificateError::io(pack.path()))?
+                .try_lock()
+                .is_ok();
+            if free {
+                taken.push(pack);
+                for why in pack
+                    .cut()
+                    .into_iter()
+                    .chain(pack.damaged().iter().map(String::as_str))
+                {
+                    report.cut.push(format!("{}: {why}", pack.path().display()));
+                }
+            } else {
+                report.busy.push(pack.path().into());
+            }
+        }
+        let loose = files_with(&self.dir, "fnlemma")?;
+        let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
+        let mut seen = rustc_hash::FxHashSet::default();
+        for path in &loose {
+            // A version 3 lemma is read block by block, never whole: it stays a
+            // file of its own.
+            if super::Certificate::file_version(path)? == Some(super::blocked::BLOCKED) {
+                continue;
+            }
+            report.bytes_before += std::fs::metadata(path)
+                .map_err(CertificateError::io(path))?
+                .len();
+            let sum = path
+                .file_stem()
+                .and_then(|s| u64::from_str_radix(s.to_str()?, 16).ok())
+                .ok_or_else(|| CertificateError::damaged(path, "not named by a checksum"))?;
+            let (l, bytes) = self.loose_file(sum)?.expect("listed above");
+            if seen.insert(sum) {
+                lemmas.push((l, bytes));
+            }
+            report.loose += 1;
+        }
+        for pack in &taken {
+            report.bytes_before += std::fs::metadata(pack.path())
+                .map_err(CertificateError::io(pack.path()))?
+                .len();
+            for p in pack.lemmas() {
+                if seen.insert(p.lemma.checksum) {
+                    let f = self
+                        .packed_bytes(p.lemma.checksum)?
+                        .expect("a packed lemma is in the index");
+                    lemmas.push((f.lemma, f.bytes));
+                }
+            }
+        }
+        report.lemmas = lemmas.len();
+        report.packs = taken.len();
+        if lemmas.is_empty() {
+            return Ok(report);
+        }
+        let (pack, bytes) = write_pack(&self.dir, &lemmas)?;
+        report.pack = Some(pack);
+        report.bytes_after = bytes;
+        for path in &loose {
+            if super::Certificate::file_version(path)? != Some(super::blocked::BLOCKED) {
+                std::fs::remove_file(path).map_err(CertificateError::io(path))?;
+            }
+        }
+        for pack in taken {
+            std::fs::remove_file(pack.path()).map_err(CertificateError::io(pack.path()))?;
+        }
+        Ok(report)
+    }
+}
+
+/// A packed lemma's file bytes, with its index entry and its pack.
+struct PackedFile<'a> {
+    bytes: Vec<u8>,
+    lemma: LemmaRef,
+    pack: &'a Path,
+}
+
+impl LemmaDir {
+    /// The file bytes of the lemma of this checksum, loose or packed, with what it
+    /// claims.
+    fn lemma_file(&self, checksum: u64) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
+        match self.packed_bytes(checksum)? {
+            Some(f) => Ok(Some((f.lemma, f.bytes))),
+            None => self.loose_file(checksum),
+        }
+    }
+
+    /// The bytes of the loose lemma file of this checksum, with what it claims.
+    fn loose_file(&self, checksum: u64) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
+        let path = self.dir.join(super::lemma_file_name(checksum));
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(None);
+        }
+        let bytes = crate::files::read::read_bounded(&path, MAX_LEMMA_BYTES)
+            .map_err(CertificateError::io(&path))?;
+        let cert = super::Certificate::from_bytes(&path, &bytes)?;
+        match cert.lemma_ref(checksum) {
+            Some(l) if u64_at(&bytes, bytes.len() - 16) == checksum => Ok(Some((l, bytes))),
+            _ => Err(CertificateError::damaged(
+                &path,
+                "not the lemma its name gives",
+            )),
+        }
+    }
+}
+
+/// Writes into `out` one pack of exactly the lemmas the certificates `roots` rely
+/// on, directly or through other lemmas, read from the lemma directory `dir`: what
+/// a result needs to be checked, apart from the tables (docs/PROOF.md, "Lemma
+/// packs").
+///
+/// # Errors
+///
+/// A certificate or lemma that cannot be read, a lemma missing from `dir`, the new
+/// pack's file.
+pub fn pack_relied_on(
+    roots: &[PathBuf],
+    dir: &Path,
+    out: &Path,
+) -> Result<PackReport, CertificateError> {
+    let store = LemmaDir::open(dir)?;
+    let mut todo: Vec<LemmaRef> = Vec::new();
+    for root in roots {
+        todo.extend(super::Certificate::read(root)?.lemmas);
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
+    while let Some(l) = todo.pop() {
+        if !seen.insert(l.checksum) {
+            continue;
+        }
+        let Some((found, bytes)) = store.lemma_file(l.checksum)? else {
+            return Err(CertificateError::damaged(
+                &dir.join(l.file_name()),
+                "a lemma relied on is not in the directory",
+            ));
+        };
+        let path = dir.join(l.file_name());
+        todo.extend(super::Certificate::from_bytes(&path, &bytes)?.lemmas);
+        lemmas.push((found, bytes));
+    }
+    lemmas.sort_by_key(|(l, _)| l.key());
+    let mut report = PackReport {
+        lemmas: lemmas.len(),
+        ..PackReport::default()
+    };
+    if lemmas.is_empty() {
+        return Ok(report);
+    }
+    let (pack, bytes) = write_pack(out, &lemmas)?;
+    report.pack = Some(pack);
+    report.bytes_after = bytes;
+    Ok(report)
+}
+
+/// What `recode_lemmas` wrote.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct RecodeReport {
+    /// Lemmas rewritten into the new pack.
+    pub lemmas: usize,
+    /// Of them, those version 4 holds (the others kept their version).
+    pub compact: usize,
+    /// The new pack.
+    pub pack: Option<PathBuf>,
+    /// The root certificates rewritten, as (given, written).
+    pub roots: Vec<(PathBuf, PathBuf)>,
+    /// Bytes of the lemmas read, and of the new pack.
+    pub bytes_before: u64,
+    /// Bytes of the new pack.
+    pub bytes_after: u64,
+}
+
+/// Rewrites every lemma of the lemma directory `dir` as `Certificate::to_bytes`
+/// writes it now (version 4, the proofs as moves, where it holds), into one new pack
+/// in `out`, and each certificate of `roots` into `out` under its own file name. A
+/// lemma's checksum is that of its bytes, so each is rewritten after the lemmas it
+/// names, its references renamed to their new checksums: the certificates written
+/// prove what the ones read prove, over the same tables, and check the same way.
+///
+/// # Errors
+///
+/// A lemma or certificate that cannot be read, or the new files.
+pub fn recode_lemmas(
+    dir: &Path,
+    roots: &[PathBuf],
+    out: &Path,
+) -> Result<RecodeReport, CertificateError> {
+    let store = LemmaDir::open(dir)?;
+    let sums = store.checksums()?;
+    let read = |c: u64| -> Result<(super::Certificate, u64), CertificateError> {
+        let (l, bytes) = store.lemma_file(c)?.ok_or_else(|| {
+            CertificateError::damaged(&dir.join(super::lemma_file_name(c)), "gone while read")
+        })?;
+        let cert = super::Certificate::from_bytes(&dir.join(l.file_name()), &bytes)?;
+        Ok((cert, bytes.len() as u64))
+    };
+    // The references among the lemmas, then each lemma after those it names.
+    let index: rustc_hash::FxHashMap<u64, usize> =
+        sums.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+    let mut waiting = vec![0usize; sums.len()];
+    let mut named_by: Vec<Vec<usize>> = vec![Vec::new(); sums.len()];
+    let mut report = RecodeReport::default();
+    for (i, &c) in sums.iter().enumerate() {
+        let (cert, len) = read(c)?;
+        report.bytes_before += len;
+        for l in &cert.lemmas {
+            if let Some(&j) = index.get(&l.checksum) {
+                waiting[i] += 1;
+                named_by[j].push(i);
+            }
+        }
+    }
+    let mut ready: Vec<usize> = (0..sums.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut renamed: rustc_hash::FxHashMap<u64, u64> = rustc_hash::FxHashMap::default();
+    let rename = |cert: &mut super::Certificate, renamed: &rustc_hash::FxHashMap<u64, u64>| {
+        for l in &mut cert.lemmas {
+            l.checksum = renamed.get(&l.checksum).copied().unwrap_or(l.checksum);
+        }
+    };
+    let mut writer = PackWriter::create(out).map_err(CertificateError::io(out))?;
+    let mut batch: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
+    let flush = |batch: &mut Vec<(LemmaRef, Vec<u8>)>, w: &mut PackWriter| {
+        let refs: Vec<(LemmaRef, &[u8])> = batch.iter().map(|(l, b)| (*l, b.as_slice())).collect();
+        let r = w.append(&refs).map_err(CertificateError::io(w.path()));
+        batch.clear();
+        r
+    };
+    while let Some(i) = ready.pop() {
+        let (mut cert, _) = read(sums[i])?;
+        rename(&mut cert, &renamed);
+        let bytes = cert.to_bytes();
+        let new = u64_at(&bytes, bytes.len() - 16);
+        if crate::files::bytes::u32_at(&bytes, 8) == super::compact::COMPACT {
+            report.compact += 1;
+        }
+        renamed.insert(sums[i], new);
+        let l = cert.lemma_ref(new).ok_or_else(|| {
+            CertificateError::damaged(dir, "a certificate of a value among the lemmas")
+        })?;
+        batch.push((l, bytes));
+        if batch.len() == SEGMENT_LEMMAS {
+            flush(&mut batch, &mut writer)?;
+        }
+        for &j in &named_by[i] {
+            waiting[j] -= 1;
+            if waiting[j] == 0 {
+                ready.push(j);
+            }
+        }
+        report.lemmas += 1;
+    }
+    if !batch.is_empty() {
+        flush(&mut batch, &mut writer)?;
+    }
+    report.bytes_after = std::fs::metadata(writer.path())
+        .map_err(CertificateError::io(writer.path()))?
+        .len();
+    report.pack = Some(writer.path().into());
+    for root in roots {
+        let mut cert = super::Certificate::read(root)?;
+        rename(&mut cert, &renamed);
+        let to = out.join(root.file_name().unwrap_or_default());
+        cert.write(&to)?;
+        report.roots.push((root.clone(), to));
+    }
+    Ok(report)
+}
+
+/// Writes `lemmas` (each reference with its file's bytes) into a new pack in
+/// `dir`, in segments of `SEGMENT_LEMMAS`, and reads it back whole; returns the
+/// pack and its size.
+fn write_pack(
+    dir: &Path,
+    lemmas: &[(LemmaRef, Vec<u8>)],
+) -> Result<(PathBuf, u64), CertificateError> {
+    let mut writer = PackWriter::create(dir).map_err(CertificateError::io(dir))?;
+    let path = writer.path().to_path_buf();
+    for chunk in lemmas.chunks(SEGMENT_LEMMAS) {
+        let batch: Vec<(LemmaRef, &[u8])> = chunk.iter().map(|(l, b)| (*l, b.as_slice())).collect();
+        writer.append(&batch).map_err(CertificateError::io(&path))?;
+    }
+    let written = Pack::read(&path)?;
+    if written.lemmas().len() != lemmas.len() || written.cut().is_some() {
+        return Err(CertificateError::damaged(
+            &path,
+            "the new pack does not read back whole: nothing was removed",
+        ));
+    }
+    let len = std::fs::metadata(&path)
+        .map_err(CertificateError::io(&path))?
+        .len();
+    Ok((path, len))
+}
+
+/// Lemmas a segment of a repacked pack holds: large enough to compress across
+/// lemmas, small enough that one lemma's read decompresses little.
+const SEGMENT_LEMMAS: usize = 4096;
+
+/// What `pack_lemmas` did.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct PackReport {
+    /// Lemmas in the new pack.
+    pub lemmas: usize,
+    /// Loose lemma files taken in (and removed).
+    pub loose: usize,
+    /// Packs taken in (and removed).
+    pub packs: usize,
+    /// Packs left as they were: another process is writing them.
+    pub busy: Vec<PathBuf>,
+    /// Segments left out (cut short, or damaged), with their pack and the reason:
+    /// the pack's other segments were taken in.
+    pub cut: Vec<String>,
+    /// The new pack, if there was a lemma to pack.
+    pub pack: Option<PathBuf>,
+    /// Bytes of the files taken in, and of the new pack.
+    pub bytes_before: u64,
+    /// Bytes of the new pack.
+    pub bytes_after: u64,
+}
+
+/// Packs the lemmas of the lemma directory `dir` (docs/PROOF.md, "Lemma packs"):
+/// every loose lemma file and every pack no process is writing, into one new pack
+/// of large segments, read back before the files it replaces are removed.
+///
+/// # Errors
+///
+/// A file that cannot be read or removed, a damaged lemma, a new pack that does not
+/// read back whole (then nothing is removed).
+pub fn pack_lemmas(dir: &Path) -> Result<PackReport, CertificateError> {
+    LemmaDir::open(dir)?.repack()
+}
+
+/// The files of `dir` with this extension, sorted (none if `dir` does not exist).
+fn files_with(dir: &Path, extension: &str) -> Result<Vec<PathBuf>, CertificateError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(CertificateError::Io {
+                path: dir.into(),
+                source,
+            });
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == extension))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certificate::pack::PackWriter;
+    use crate::rules::board::Board;
+    use crate::rules::position::{Color, Position};
+    use xxhash_rust::xxh3::xxh3_64;
+
+    /// A lemma reference of 3x3 and made-up file bytes whose checksum is its own
+    /// (what `LemmaDir` checks of packed bytes).
+    fn lemma(i: u64) -> (LemmaRef, Vec<u8>) {
+        let board = Board::get(3, 3).unwrap();
+        let position = Position::new(board, 1 << (i % 4), 1 << 8, Color::White).unwrap();
+        let mut bytes = format!("lemma {i}").repeat(10).into_bytes();
+        let sum = xxh3_64(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        bytes.extend_from_slice(b"FNPREND\n");
+        let l = LemmaRef {
+            position,
+            side: Color::White,
+            claim: super::super::Claim::NotLose,
+            checksum: sum,
+        };
+        (l, bytes)
+    }
+
+    fn append(w: &mut PackWriter, range: std::ops::Range<u64>) {
+        let lemmas: Vec<_> = range.map(lemma).collect();
+        let batch: Vec<(LemmaRef, &[u8])> =
+            lemmas.iter().map(|(l, b)| (*l, b.as_slice())).collect();
+        w.append(&batch).unwrap();
+    }
+
+    fn sums(pack: &Pack) -> Vec<u64> {
+        pack.lemmas().iter().map(|p| p.lemma.checksum).collect()
+    }
+
+    #[test]
+    fn lemmas_read_back_and_a_cut_or_damaged_segment_loses_only_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = PackWriter::create(dir.path()).unwrap();
+        append(&mut w, 0..3);
+        let first = std::fs::metadata(w.path()).unwrap().len() as usize;
+        append(&mut w, 3..5);
+        let path = w.path().to_path_buf();
+        let whole = std::fs::read(&path).unwrap();
+        let pack = Pack::read(&path).unwrap();
+        let all: Vec<u64> = (0..5).map(|i| lemma(i).0.checksum).collect();
+        assert_eq!(sums(&pack), all);
+        assert!(pack.cut().is_none() && pack.damaged().is_empty());
+        let store = LemmaDir::open(dir.path()).unwrap();
+        for i in 0..5 {
+            let (l, bytes) = lemma(i);
+            let f = store.packed_bytes(l.checksum).unwrap().unwrap();
+            assert_eq!((f.bytes, f.lemma), (bytes, l));
+        }
+        // Cut anywhere: the whole segments before the cut read, nothing else.
+        for len in 12..whole.len() {
+            std::fs::write(&path, &whole[..len]).unwrap();
+            let pack = Pack::read(&path).unwrap();
+            let want = if len >= first { 3 } else { 0 };
+            assert_eq!(sums(&pack), all[..want], "cut at {len}");
+            // Between segments a pack is whole, only shorter.
+            assert_eq!(
+                pack.cut().is_some(),
+                len != 12 && len != first,
+                "cut at {len}"
+            );
+        }
+        // A flipped byte in the first segment's compressed bytes leaves it out;
+        // the second still reads.
+        let mut bad = whole.clone();
+        bad[first - 12] ^= 1;
+        std::fs::write(&path, &bad).unwrap();
+        let pack = Pack::read(&path).unwrap();
+        assert_eq!(sums(&pack), all[3..]);
+        assert_eq!(pack.damaged().len(), 1);
+    }
+
+    /// Two writers at once in one directory, each its own pack: every lemma of both
+    /// reads back; a lemma in both is one lemma to readers.
+    #[test]
+    fn two_writers_at_once_keep_every_lemma() {
+        let dir = tempfile::tempdir().unwrap();
+        std::thread::scope(|s| {
+            for start in [0u64, 100] {
+                let d = dir.path();
+                s.spawn(move || {
+                    let mut w = PackWriter::create(d).unwrap();
+                    for i in start..start + 50 {
+                        append(&mut w, i..i + 1);
+                    }
+                    // Both write lemma 7.
+                    append(&mut w, 7..8);
+                });
+            }
+        });
+        let store = LemmaDir::open(dir.path()).unwrap();
+        assert_eq!(store.packs.len(), 2);
+        let mut got = store.checksums().unwrap();
+        got.sort_unstable();
+        let mut want: Vec<u64> = (0..50)
+            .chain(100..150)
+            .map(|i| lemma(i).0.checksum)
+            .collect();
+        want.sort_unstable();
+        assert_eq!(got, want);
+    }
+}
