@@ -41,19 +41,22 @@ impl Lemmas {
         Lemmas::default()
     }
 
-    /// Reads every `*.fnlemma` file of `dir` (none if `dir` does not exist yet) and
-    /// keeps those of `board`.
+    /// Reads every lemma of `dir`, loose `*.fnlemma` files and packs (none if `dir`
+    /// does not exist yet), and keeps those of `board`, as their files claim them:
+    /// unchecked (what a report counts). The searches check each lemma before they
+    /// trust it (docs/PROOF.md, "A search checks a lemma before it trusts it").
     ///
     /// # Errors
     ///
-    /// Those of [`Lemmas::refresh`].
+    /// A file that cannot be read or is damaged, that is not a lemma, or whose
+    /// checksum is not the one its name gives; the error names the file.
     pub fn load(dir: &Path, board: &'static Board) -> Result<Lemmas, CertificateError> {
         let mut lemmas = Lemmas::none();
         lemmas.refresh(dir, board)?;
         Ok(lemmas)
     }
 
-    /// Reads every `*.fnlemma` file of `dir` for the board of `tables`, and keeps
+    /// Reads every lemma of `dir` (loose files and packs) for the board of `tables`, and keeps
     /// those that check (`refresh_checked`).
     ///
     /// # Errors
@@ -190,8 +193,8 @@ impl Lemmas {
         &self.refused
     }
 
-    /// Reads the `*.fnlemma` files of `dir` not read or added yet (another worker's,
-    /// written meanwhile), keeps those of `board`, and returns how many files it read.
+    /// Reads the lemmas of `dir` not read or added yet (another worker's, written
+    /// meanwhile), keeps those of `board`, and returns how many it read.
     ///
     /// # Errors
     ///
