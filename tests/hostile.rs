@@ -346,3 +346,19 @@ fn a_pack_of_no_lemma_is_refused_not_a_panic() {
         "{err}"
     );
 }
+
+/// The lemma tools on a directory with no lemma did nothing of what was asked: a
+/// clear error, a non-zero exit, and no empty pack left behind.
+#[test]
+fn lemma_tools_on_no_lemma_fail_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    assert!(fails(&["pack-lemmas", d]).contains("nothing packed"));
+    let out = dir.path().join("out");
+    let err = fails(&["recode-lemmas", d, "--out", out.to_str().unwrap()]);
+    assert!(
+        err.contains("no lemma in the directory: nothing rewritten"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

@@ -200,7 +200,6 @@ impl Pack {
     pub(crate) fn certificates(
         &self,
     ) -> Result<Vec<(super::Certificate, u64, String)>, CertificateError> {
-        let pack_name = self.path.file_name().unwrap_or_default().to_string_lossy();
         let mut out = Vec::with_capacity(self.lemmas.len());
         let mut raw: Option<(usize, Vec<u8>)> = None;
         for p in &self.lemmas {
@@ -208,21 +207,36 @@ impl Pack {
                 raw = Some((p.segment, self.segment_bytes(p.segment)?));
             }
             let bytes = self.lemma_bytes(p, &raw.as_ref().expect("read above").1);
-            let name = super::lemma_file_name(p.lemma.checksum);
-            let cert = super::Certificate::from_bytes(&self.path, bytes)?;
-            let l = p.lemma;
-            if bytes.len() < 16
-                || u64_at(bytes, bytes.len() - 16) != l.checksum
-                || cert.lemma_ref(l.checksum) != Some(l)
-            {
-                return Err(CertificateError::damaged(
-                    &self.path,
-                    &format!("{name} is not the lemma its index names"),
-                ));
-            }
-            out.push((cert, l.checksum, format!("{name} in {pack_name}")));
+            let (cert, name) = self.lemma_certificate(p.lemma, bytes)?;
+            out.push((cert, p.lemma.checksum, name));
         }
         Ok(out)
+    }
+
+    /// The packed lemma `l` read from its file's `bytes`, and named (`C.fnlemma in
+    /// PACK`), once the bytes are the file its index names: their checksum and the
+    /// claim they prove.
+    pub(crate) fn lemma_certificate(
+        &self,
+        l: LemmaRef,
+        bytes: &[u8],
+    ) -> Result<(super::Certificate, String), CertificateError> {
+        let name = super::lemma_file_name(l.checksum);
+        let wrong = || {
+            CertificateError::damaged(
+                &self.path,
+                &format!("{name} is not the lemma its index names"),
+            )
+        };
+        if bytes.len() < 16 || u64_at(bytes, bytes.len() - 16) != l.checksum {
+            return Err(wrong());
+        }
+        let cert = super::Certificate::from_bytes(&self.path, bytes)?;
+        if cert.lemma_ref(l.checksum) != Some(l) {
+            return Err(wrong());
+        }
+        let pack_name = self.path.file_name().unwrap_or_default().to_string_lossy();
+        Ok((cert, format!("{name} in {pack_name}")))
     }
 
     /// Which segment lemma `p` is in.

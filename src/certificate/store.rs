@@ -111,23 +111,10 @@ impl LemmaDir {
             }
             return Ok(Some((cert, name)));
         }
-        let Some(PackedFile {
-            bytes,
-            lemma: l,
-            pack,
-        }) = self.packed_bytes(checksum)?
-        else {
-            return Ok(None);
-        };
-        let cert = super::Certificate::from_bytes(pack, &bytes)?;
-        if cert.root != l.position || cert.proves != super::Proves::Lemma(l.side, l.claim) {
-            return Err(CertificateError::damaged(
-                pack,
-                &format!("{name} is not the lemma its index names"),
-            ));
+        match self.packed_bytes(checksum)? {
+            Some(f) => f.pack.lemma_certificate(f.lemma, &f.bytes).map(Some),
+            None => Ok(None),
         }
-        let pack_name = pack.file_name().unwrap_or_default().to_string_lossy();
-        Ok(Some((cert, format!("{name} in {pack_name}"))))
     }
 
     /// What the lemma of this checksum claims and the tables it names, read without
@@ -195,7 +182,7 @@ impl LemmaDir {
         Ok(Some(PackedFile {
             bytes,
             lemma: p.lemma,
-            pack: pack.path(),
+            pack,
         }))
     }
 
@@ -283,7 +270,7 @@ impl LemmaDir {
 struct PackedFile<'a> {
     bytes: Vec<u8>,
     lemma: LemmaRef,
-    pack: &'a Path,
+    pack: &'a Pack,
 }
 
 impl LemmaDir {
@@ -399,6 +386,12 @@ pub fn recode_lemmas(
 ) -> Result<RecodeReport, CertificateError> {
     let store = LemmaDir::open(dir)?;
     let sums = store.checksums()?;
+    if sums.is_empty() {
+        return Err(CertificateError::damaged(
+            dir,
+            "no lemma in the directory: nothing rewritten",
+        ));
+    }
     let read = |c: u64| -> Result<(super::Certificate, u64), CertificateError> {
         let (l, bytes) = store.lemma_file(c)?.ok_or_else(|| {
             CertificateError::damaged(&dir.join(super::lemma_file_name(c)), "gone while read")

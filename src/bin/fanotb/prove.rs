@@ -491,6 +491,13 @@ pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
         Some(out) => fanotb::pack_relied_on(&a.only, &a.dir, out)?,
         None => fanotb::pack_lemmas(&a.dir)?,
     };
+    // Nothing packed is nothing done of what was asked: a non-zero exit.
+    if r.pack.is_none() && r.busy.is_empty() {
+        return Err(match a.out {
+            Some(_) => "the certificates rely on no lemma: nothing packed".into(),
+            None => format!("no lemma in {}: nothing packed", a.dir.display()).into(),
+        });
+    }
     let show = |p: &Path| p.display().to_string();
     Ok(PackLemmasReport {
         lemmas: r.lemmas,
