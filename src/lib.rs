@@ -201,6 +201,7 @@ mod proof;
 mod request;
 mod retro;
 mod rules;
+mod solution;
 mod sys;
 mod table;
 
@@ -245,6 +246,10 @@ pub use rules::position::{Color, Position, PositionError};
 pub use rules::value::{Outcome, Wdl};
 pub use rules::vela::{Vela, VelaError};
 pub use rules::{Rules, RulesError};
+pub use solution::{
+    Choice, Claims, Engine, EngineOptions, Known, Player, PlayerError, PlayerOptions, Reply,
+    SolutionError, SolutionSource, SolvedGame, Source, info_value,
+};
 pub use sys::peak_rss;
 pub use table::depths::DepthHistogram;
 pub use table::manifest::{Difference, Manifest, ManifestCheck, ManifestEntry, ManifestError};

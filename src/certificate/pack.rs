@@ -62,9 +62,15 @@ impl Pack {
     /// Reads the pack at `path`: every whole segment whose checksum holds, up to the
     /// first that does not (then `cut` says why).
     pub(crate) fn read(path: &Path) -> Result<Pack, CertificateError> {
-        let damaged = |what: &str| CertificateError::damaged(path, what);
         let bytes =
             crate::files::read::read_bounded(path, MAX_PACK).map_err(CertificateError::io(path))?;
+        Pack::from_bytes(path, bytes)
+    }
+
+    /// The pack whose file bytes are `bytes`, named `path` in its errors (a pack
+    /// built into the program has no file).
+    pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<Pack, CertificateError> {
+        let damaged = |what: &str| CertificateError::damaged(path, what);
         if bytes.len() < 12 || bytes[..8] != MAGIC {
             return Err(damaged("not a lemma pack (bad magic bytes)"));
         }

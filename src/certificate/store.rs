@@ -14,6 +14,10 @@ use crate::files::bytes::u64_at;
 /// whole); the largest of the tsivy store is under 100 KB.
 const MAX_LEMMA_BYTES: u64 = 256 << 20;
 
+/// Decompressed segments kept for readers (one of a pack made by `pack-lemmas`
+/// holds 4,096 lemmas, a few MB).
+const SEGMENTS_KEPT: usize = 4;
+
 /// A lemma directory as readers see it: its loose `C.fnlemma` files and the lemmas
 /// of its packs, each found by its checksum.
 #[derive(Debug)]
@@ -22,8 +26,9 @@ pub(crate) struct LemmaDir {
     packs: Vec<Pack>,
     /// Each packed lemma: its pack and its place there.
     by_checksum: rustc_hash::FxHashMap<u64, (usize, Packed)>,
-    /// The segment decompressed last.
-    last: std::sync::Mutex<Option<Segment>>,
+    /// The segments decompressed last, newest first: one for each of a few readers
+    /// at once, each reading lemmas in pack order.
+    last: std::sync::Mutex<Vec<Segment>>,
 }
 
 /// A segment's raw bytes, with its pack and its number there.
@@ -42,18 +47,24 @@ impl LemmaDir {
         for path in files_with(dir, PACK_EXTENSION)? {
             packs.push(Pack::read(&path)?);
         }
+        Ok(LemmaDir::of_packs(dir, packs))
+    }
+
+    /// The lemma directory `dir` as `packs` give it (and its loose files, if it
+    /// exists).
+    pub(crate) fn of_packs(dir: &Path, packs: Vec<Pack>) -> LemmaDir {
         let mut by_checksum = rustc_hash::FxHashMap::default();
         for (i, pack) in packs.iter().enumerate() {
             for p in pack.lemmas() {
                 by_checksum.entry(p.lemma.checksum).or_insert((i, *p));
             }
         }
-        Ok(LemmaDir {
+        LemmaDir {
             dir: dir.into(),
             packs,
             by_checksum,
-            last: std::sync::Mutex::new(None),
-        })
+            last: std::sync::Mutex::new(Vec::new()),
+        }
     }
 
     /// Every lemma the directory holds: the loose files' checksums (from their
@@ -78,6 +89,13 @@ impl LemmaDir {
             }
         }
         Ok(out)
+    }
+
+    /// Where the lemma of this checksum is packed: its pack and segment (reads in
+    /// this order decompress each segment once).
+    pub(crate) fn place(&self, checksum: u64) -> Option<(usize, usize)> {
+        let &(i, p) = self.by_checksum.get(&checksum)?;
+        Some((i, self.packs[i].segment_of(&p)))
     }
 
     /// The lemma of this checksum, read and named by it (`C.fnlemma`, or `C.fnlemma
@@ -154,19 +172,29 @@ impl LemmaDir {
         };
         let pack = &self.packs[i];
         let number = pack.segment_of(&p);
-        let raw = {
-            let mut last = self.last.lock().expect("not poisoned");
-            match &*last {
-                Some(s) if (s.pack, s.number) == (i, number) => std::sync::Arc::clone(&s.raw),
-                _ => {
-                    let raw = std::sync::Arc::new(pack.segment_bytes(number)?);
-                    *last = Some(Segment {
+        let cached = |last: &[Segment]| {
+            last.iter()
+                .find(|s| (s.pack, s.number) == (i, number))
+                .map(|s| std::sync::Arc::clone(&s.raw))
+        };
+        let hit = cached(&self.last.lock().expect("not poisoned"));
+        let raw = match hit {
+            Some(raw) => raw,
+            None => {
+                // Decompressed outside the lock, so that readers of other
+                // segments go on meanwhile.
+                let raw = std::sync::Arc::new(pack.segment_bytes(number)?);
+                let mut last = self.last.lock().expect("not poisoned");
+                last.insert(
+                    0,
+                    Segment {
                         pack: i,
                         number,
                         raw: std::sync::Arc::clone(&raw),
-                    });
-                    raw
-                }
+                    },
+                );
+                last.truncate(SEGMENTS_KEPT);
+                raw
             }
         };
         let bytes = pack.lemma_bytes(&p, &raw).to_vec();

@@ -76,14 +76,17 @@ pub fn read_stream_bounded(stream: impl Read, max: u64) -> io::Result<String> {
 }
 
 /// The lines of a stream, each without its line end, each at most `max` bytes: a
-/// longer one is an error (`InvalidData`) that names its line number, after which
-/// the iterator ends. Memory stays within `max` whatever the stream holds.
+/// longer one (or one not UTF-8) is an error (`InvalidData`) that names its line
+/// number, after which the iterator ends, unless it goes on past bad lines
+/// ([`BoundedLines::past_bad_lines`]). Memory stays within `max` whatever the
+/// stream holds.
 #[derive(Debug)]
 pub struct BoundedLines<R> {
     reader: R,
     max: usize,
     line: usize,
     done: bool,
+    go_on: bool,
 }
 
 impl<R: BufRead> BoundedLines<R> {
@@ -94,6 +97,34 @@ impl<R: BufRead> BoundedLines<R> {
             max,
             line: 0,
             done: false,
+            go_on: false,
+        }
+    }
+
+    /// These lines, going on after a line too long or not UTF-8 (its error given,
+    /// the rest of it skipped unkept): for a session that must outlive bad input.
+    pub fn past_bad_lines(mut self) -> BoundedLines<R> {
+        self.go_on = true;
+        self
+    }
+
+    /// Skips the rest of a line too long, up to and with its line end.
+    fn skip_line(&mut self) -> io::Result<()> {
+        loop {
+            let buf = self.reader.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(());
+            }
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    self.reader.consume(i + 1);
+                    return Ok(());
+                }
+                None => {
+                    let n = buf.len();
+                    self.reader.consume(n);
+                }
+            }
         }
     }
 }
@@ -110,10 +141,11 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
         // One byte over the bound shows a line too long, without reading the rest.
         let limit = self.max as u64 + 2;
         let read = (&mut self.reader).take(limit).read_until(b'\n', &mut bytes);
-        let failed = |e: io::Error| {
+        let line = self.line;
+        let failed = move |e: io::Error| {
             Some(Err(io::Error::new(
                 e.kind(),
-                format!("standard input, line {}: {e}", self.line),
+                format!("standard input, line {line}: {e}"),
             )))
         };
         match read {
@@ -127,14 +159,18 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
             }
             Ok(_) => {}
         }
-        if bytes.last() == Some(&b'\n') {
+        let ended = bytes.last() == Some(&b'\n');
+        if ended {
             bytes.pop();
             if bytes.last() == Some(&b'\r') {
                 bytes.pop();
             }
         }
         if bytes.len() > self.max {
-            self.done = true;
+            self.done = !self.go_on;
+            if self.go_on && !ended && self.skip_line().is_err() {
+                self.done = true;
+            }
             let max = self.max;
             return failed(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -144,7 +180,7 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
         match String::from_utf8(bytes) {
             Ok(text) => Some(Ok(text)),
             Err(_) => {
-                self.done = true;
+                self.done = !self.go_on;
                 failed(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
             }
         }
@@ -154,6 +190,28 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_past_bad_ones_go_on_after_them() {
+        let mut text = b"one\n".to_vec();
+        text.extend(vec![b'x'; 20_000]);
+        text.extend(b"\n\xff\ntwo\n123456\nthree");
+        let got: Vec<Result<String, String>> = BoundedLines::new(&text[..], 5)
+            .past_bad_lines()
+            .map(|l| l.map_err(|e| e.to_string()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Ok("one".to_string()),
+                Err("standard input, line 2: longer than 5 bytes".to_string()),
+                Err("standard input, line 3: not UTF-8 text".to_string()),
+                Ok("two".to_string()),
+                Err("standard input, line 5: longer than 5 bytes".to_string()),
+                Ok("three".to_string()),
+            ]
+        );
+    }
 
     #[test]
     fn only_regular_files_are_read_and_only_up_to_the_bound() {

@@ -231,6 +231,47 @@ pub(super) fn prove_over(
     Ok((certificate, searches))
 }
 
+/// Whether `attacker` wins `pos` within `limits`, over loaded tables and no lemma:
+/// the certificate of the win (a lemma of it), or `None` when the search found no
+/// win within its limits or found none at all.
+pub(crate) fn prove_win(
+    values: &ValueTables,
+    pos: &Position,
+    attacker: Color,
+    limits: Limits,
+) -> Option<Certificate> {
+    let lemmas = Lemmas::none();
+    let stop = AtomicBool::new(false);
+    let out = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn_scoped(s, || {
+                search(
+                    (values, &lemmas),
+                    pos,
+                    attacker,
+                    limits,
+                    None,
+                    &stop,
+                    &|_| {},
+                )
+            })
+            .expect("a search thread starts")
+            .join()
+            .expect("the search does not panic")
+    })
+    .ok()?;
+    let graph = out.graph.filter(|_| out.attacker_wins == Some(true))?;
+    let proves = Proves::Lemma(attacker, crate::certificate::Claim::Win);
+    Some(certificate(
+        pos,
+        proves,
+        values.max_stones(),
+        values,
+        vec![&graph],
+    ))
+}
+
 /// The largest table leaves `opts` asks for, checked against the position.
 fn table_stones(pos: &Position, opts: &ProveOptions) -> Result<usize, ProveError> {
     if let Some(side) = pos.side_without_stones() {

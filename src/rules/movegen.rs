@@ -61,10 +61,11 @@ impl Move {
     }
     /// Notation: points joined by `-`, `A`/`W` after each capturing step.
     pub fn notation(&self, board: &Board) -> String {
-        let mut s = board.point_name(self.from);
+        let mut s = String::with_capacity(2 + 4 * self.steps.len());
+        board.push_point_name(&mut s, self.from);
         for st in &self.steps {
             s.push('-');
-            s.push_str(&board.point_name(st.to));
+            board.push_point_name(&mut s, st.to);
             if let Some(c) = st.capture {
                 s.push(c.letter());
             }

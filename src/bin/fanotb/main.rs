@@ -8,6 +8,7 @@ mod build_report;
 mod charts;
 #[cfg(feature = "mpi")]
 mod distributed;
+mod engine;
 mod game;
 mod output;
 mod probe;
@@ -61,6 +62,18 @@ enum Command {
         after_help = "Examples:\n  fanotb game \"9/9/B8/9/3WW3B w\" --record game.fanrec\n  fanotb game \"9/9/B8/9/3WW3B w\" --side black --no-capture-limit 60"
     )]
     Game(game::GameArgs),
+    /// Speak the engine protocol of docs/ENGINE.md on stdin and stdout: the solved
+    /// game's player (the tsivy draw proof, the tables, a bounded search for wins).
+    #[command(
+        after_help = "Examples:\n  fanotb engine --dir tables\n  printf 'position startpos\\ngo\\nquit\\n' | fanotb engine"
+    )]
+    Engine(engine::EngineArgs),
+    /// Play two engines of the engine protocol against each other from the tsivy
+    /// start, alternating colours, and print wins, draws, losses and the records.
+    #[command(
+        after_help = "Example:\n  fanotb match 'fanotb engine --dir tables' 'fanotb engine --random 7' --games 20 --opening-plies 4"
+    )]
+    Match(engine::MatchArgs),
     /// Replay a game record against the tables: the value before and after every
     /// move, the mistakes with the best move, the slow wins, and how the game ended.
     #[command(
@@ -213,6 +226,11 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Serve(a) => serve::serve(a)?,
         Command::Game(_) if json => return Err("game is interactive: it has no --json".into()),
         Command::Game(a) => game::game(a)?,
+        Command::Engine(_) if json => {
+            return Err("engine speaks its own protocol: it has no --json".into());
+        }
+        Command::Engine(a) => engine::engine(a)?,
+        Command::Match(a) => print(&engine::match_command(a)?, json),
         Command::Analyse(a) => print(&analyse::analyse_command(a)?, json),
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -1,0 +1,425 @@
+//! The player: the move to play in a position, from the tables where they cover
+//! it, else from the proofs, taking a win wherever one is shown (by the tables, a
+//! proof, or a bounded search), and never stepping out of what is proved when a
+//! proof backs the side to move.
+
+use std::path::PathBuf;
+
+use rustc_hash::FxHashMap;
+use thiserror::Error;
+
+use super::SolvedGame;
+use super::known::{Claims, Known};
+use crate::certificate::Claim;
+use crate::index::Signature;
+use crate::probe::{ProbeError, Tablebase, ValueTables};
+use crate::proof::{Limits, prove_win};
+use crate::rules::Rules;
+use crate::rules::board::Board;
+use crate::rules::movegen::Move;
+use crate::rules::position::{Color, Position};
+use crate::rules::value::Wdl;
+
+/// Why the player could not choose a move.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum PlayerError {
+    /// The side to move has no legal move (or no stones): the game is over.
+    #[error("no legal move: the game is over")]
+    NoMove,
+    /// A table could not be read.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+}
+
+/// How the player plays.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct PlayerOptions {
+    /// Nodes of the bounded search for a win, run where the opponent has left the
+    /// proved draw and nothing else shows a win; 0: no search.
+    pub search_nodes: u64,
+}
+
+/// A search of 20,000 nodes (a few hundredths of a second).
+impl Default for PlayerOptions {
+    fn default() -> PlayerOptions {
+        PlayerOptions {
+            search_nodes: 20_000,
+        }
+    }
+}
+
+/// Why the player chose its move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The tables' best move.
+    Table,
+    /// The move of a proof for the side to move, in this certificate or lemma.
+    Proof(String),
+    /// A move to a position the tables or a proof show won for the mover.
+    Win,
+    /// A win that a bounded search proved here.
+    Search,
+    /// Nothing proves this move: the best the player could see.
+    Unproved,
+}
+
+impl Source {
+    /// `table`, `proof`, `win`, `search`, `unproved`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Source::Table => "table",
+            Source::Proof(_) => "proof",
+            Source::Win => "win",
+            Source::Search => "search",
+            Source::Unproved => "unproved",
+        }
+    }
+}
+
+/// The move chosen, why, and what is known about the position it was chosen in.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    /// The move.
+    pub mv: Move,
+    /// Why it was chosen.
+    pub source: Source,
+    /// What is known about the position before the move.
+    pub known: Known,
+}
+
+/// A player of the solved game: the tables, the proofs, and a bounded search.
+///
+/// It never loses from a position a proof or the tables show it does not lose:
+/// there it plays the proof's move or the tables' best; it plays a win wherever the
+/// tables, a proof, or its search show one.
+pub struct Player {
+    solution: Option<SolvedGame>,
+    tables: Option<Tablebase>,
+    opts: PlayerOptions,
+    /// The largest complete table set of each board (stones).
+    table_stones: FxHashMap<usize, usize>,
+    /// The tables loaded for the search, once it runs: per board.
+    values: FxHashMap<usize, ValueTables>,
+}
+
+impl std::fmt::Debug for Player {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Player")
+            .field("solution", &self.solution.as_ref().map(SolvedGame::len))
+            .field("tables", &self.tables.as_ref().map(Tablebase::dir))
+            .field("opts", &self.opts)
+            .finish()
+    }
+}
+
+fn board_id(b: &'static Board) -> usize {
+    b.points() << 8 | b.width()
+}
+
+impl Player {
+    /// A player over a solution and tables (either may be absent).
+    pub fn new(
+        solution: Option<SolvedGame>,
+        tables: Option<Tablebase>,
+        opts: PlayerOptions,
+    ) -> Player {
+        Player {
+            solution,
+            tables,
+            opts,
+            table_stones: FxHashMap::default(),
+            values: FxHashMap::default(),
+        }
+    }
+
+    /// Runs `f` with the search budget set to `nodes`, then restores it.
+    pub fn with_search_nodes<T>(&mut self, nodes: u64, f: impl FnOnce(&mut Player) -> T) -> T {
+        let kept = std::mem::replace(&mut self.opts.search_nodes, nodes);
+        let out = f(self);
+        self.opts.search_nodes = kept;
+        out
+    }
+
+    /// The solution played from.
+    pub fn solution(&self) -> Option<&SolvedGame> {
+        self.solution.as_ref()
+    }
+
+    /// The tables played from.
+    pub fn tables(&self) -> Option<&Tablebase> {
+        self.tables.as_ref()
+    }
+
+    /// The table directory, for the search's tables.
+    fn table_dir(&self) -> Option<PathBuf> {
+        self.tables.as_ref().map(|t| t.dir().to_path_buf())
+    }
+
+    /// Positions of at most this many stones are in the tables.
+    fn covered(&mut self, pos: &Position) -> Result<bool, ProbeError> {
+        let Some(tb) = &self.tables else {
+            return Ok(false);
+        };
+        let board = pos.board();
+        let k = match self.table_stones.get(&board_id(board)) {
+            Some(&k) => k,
+            None => {
+                let k = tb.largest(board)?;
+                self.table_stones.insert(board_id(board), k);
+                k
+            }
+        };
+        Ok(pos.side_without_stones().is_none()
+            && (pos.white() | pos.black()).count_ones() as usize <= k)
+    }
+
+    /// What is known about `pos` under `rules`: the tables' value where they cover
+    /// it (under a limit whose rule-aware tables are missing, what the plain value
+    /// proves of it), else what the proofs establish, else nothing.
+    ///
+    /// # Errors
+    /// A table that cannot be read.
+    pub fn known(&mut self, pos: &Position, rules: Rules) -> Result<Known, ProbeError> {
+        if self.covered(pos)? {
+            let tb = self.tables.as_ref().expect("covered only with tables");
+            match tb.probe(pos, rules) {
+                Ok(v) => return Ok(Known::Table(v)),
+                Err(ProbeError::Vela(_)) => return Ok(Known::Unknown),
+                Err(e) if rules.limit().is_none() => return Err(e),
+                // No rule-aware table: the plain value bounds the value under the limit.
+                Err(_) => {
+                    let wdl = tb.value(pos, rules.without_limit())?;
+                    return Ok(Known::Proved(plain_bound(pos.turn(), wdl).under(rules)));
+                }
+            }
+        }
+        if rules.active_vela(pos.board()).is_some() {
+            return Ok(Known::Unknown);
+        }
+        Ok(self
+            .solution
+            .as_ref()
+            .and_then(|s| s.proved(pos))
+            .map_or(Known::Unknown, |p| Known::Proved(p.under(rules))))
+    }
+
+    /// The move to play at `pos` under `rules`, with why.
+    ///
+    /// # Errors
+    /// `NoMove` when the game is over; a table that cannot be read.
+    pub fn choose(&mut self, pos: &Position, rules: Rules) -> Result<Choice, PlayerError> {
+        let moves = rules.legal_moves(pos);
+        if moves.is_empty() || pos.side_without_stones().is_some() || rules.at_limit() {
+            return Err(PlayerError::NoMove);
+        }
+        let covered = self.covered(pos)?;
+        let known = self.known(pos, rules)?;
+        let me = pos.turn();
+        if covered && known != Known::Unknown {
+            // The rule-aware tables' best, or without them the plain tables' (a
+            // side that does not lose without the limit does not lose with it).
+            let table_rules = match known {
+                Known::Table(_) => rules,
+                _ => rules.without_limit(),
+            };
+            let tb = self.tables.as_ref().expect("covered only with tables");
+            let best = tb.best_moves(pos, table_rules)?.into_iter().next();
+            let mv = best.ok_or(PlayerError::NoMove)?.mv;
+            return Ok(Choice {
+                mv,
+                source: Source::Table,
+                known,
+            });
+        }
+        // A win shown by the tables or a proof one move away, the fastest first;
+        // else, among the moves of the best rank, the best by material.
+        let mut ranked = Vec::with_capacity(moves.len());
+        for mv in moves {
+            ranked.push((self.rank(pos, rules, &mv)?, mv));
+        }
+        let rank = ranked.iter().map(|r| r.0).min().expect("a legal move");
+        let fallback = ranked
+            .into_iter()
+            .filter(|r| r.0 == rank)
+            .map(|r| r.1)
+            .max_by_key(|mv| material(pos, rules, mv))
+            .expect("a move of the best rank");
+        let proved = match &known {
+            Known::Proved(p) => Some(p.clone()),
+            _ => None,
+        };
+        let claim = |side: Color| proved.as_ref().and_then(|p| p.claim(side));
+        if claim(me) != Some(Claim::Win) && rank.is_win() {
+            return Ok(Choice {
+                mv: fallback,
+                source: Source::Win,
+                known,
+            });
+        }
+        // The other side has left the proved draw: look for a win.
+        if claim(me) != Some(Claim::Win)
+            && claim(me.other()).is_none()
+            && let Some(mv) = self.search(pos, rules)?
+        {
+            let known = self.known(pos, rules)?;
+            return Ok(Choice {
+                mv,
+                source: Source::Search,
+                known,
+            });
+        }
+        if let Some((mv, name)) = self.proof_move(pos, rules) {
+            return Ok(Choice {
+                mv,
+                source: Source::Proof(name),
+                known,
+            });
+        }
+        Ok(Choice {
+            mv: fallback,
+            source: if rank.is_win() {
+                Source::Win
+            } else {
+                Source::Unproved
+            },
+            known,
+        })
+    }
+
+    /// The move a proof for the side to move plays at `pos`, if it is legal here.
+    fn proof_move(&self, pos: &Position, rules: Rules) -> Option<(Move, String)> {
+        let s = self.solution.as_ref()?;
+        if rules.active_vela(pos.board()).is_some() {
+            return None;
+        }
+        let text = s.move_for(pos, pos.turn())?;
+        let mv = rules.parse_move(pos, text).ok()?;
+        let (_, name) = s.claim(pos, pos.turn())?;
+        Some((mv, name.to_string()))
+    }
+
+    /// How good `mv` is for the mover by what is known after it.
+    fn rank(&mut self, pos: &Position, rules: Rules, mv: &Move) -> Result<Rank, ProbeError> {
+        let me = pos.turn();
+        let after = pos.apply(mv);
+        let rules_after = rules.after(pos, mv);
+        if after.us() == 0 || rules_after.is_lost(&after) {
+            return Ok(Rank::WinNow);
+        }
+        Ok(match self.known(&after, rules_after)? {
+            Known::Table(v) => match v.wdl() {
+                Wdl::Loss => Rank::TableWin(v.depth().unwrap_or(0)),
+                Wdl::Draw => Rank::Safe,
+                Wdl::Win => Rank::Lost,
+            },
+            Known::Proved(p) => match (p.claim(me), p.claim(me.other())) {
+                (Some(Claim::Win), _) => Rank::ProofWin,
+                (_, Some(Claim::Win)) => Rank::Lost,
+                (Some(_), _) => Rank::Safe,
+                (None, Some(_)) => Rank::NoWin,
+                (None, None) => Rank::Unknown,
+            },
+            Known::Unknown => Rank::Unknown,
+        })
+    }
+
+    /// A bounded search for a win of the side to move at `pos` (not under a limit:
+    /// a win of the plain game may come too late for it); a win found is added to
+    /// the solution, so the moves after it follow its proof. Its move, if found.
+    fn search(&mut self, pos: &Position, rules: Rules) -> Result<Option<Move>, ProbeError> {
+        if self.opts.search_nodes == 0
+            || rules.limit().is_some()
+            || rules.active_vela(pos.board()).is_some()
+        {
+            return Ok(None);
+        }
+        let Some(dir) = self.table_dir() else {
+            return Ok(None);
+        };
+        let board = pos.board();
+        let k = self
+            .table_stones
+            .get(&board_id(board))
+            .copied()
+            .unwrap_or(0);
+        if k < 2 {
+            return Ok(None);
+        }
+        let values = match self.values.entry(board_id(board)) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(ValueTables::load(&dir, board, &Signature::all_up_to(k))?)
+            }
+        };
+        let limits = Limits::new(self.opts.search_nodes, usize::MAX);
+        let Some(cert) = prove_win(values, pos, pos.turn(), limits) else {
+            return Ok(None);
+        };
+        let solution = self
+            .solution
+            .get_or_insert_with(|| SolvedGame::empty(*pos, k as u8));
+        solution.add_search(&cert);
+        Ok(self.proof_move(pos, rules).map(|(mv, _)| mv))
+    }
+}
+
+/// Stones `mv` takes, less the most the reply can take back: a player's guess
+/// where nothing is proved (against a weak opponent it wins material).
+fn material(pos: &Position, rules: Rules, mv: &Move) -> i32 {
+    let after = pos.apply(mv);
+    let rules_after = rules.after(pos, mv);
+    let back = rules_after
+        .legal_moves(&after)
+        .iter()
+        .map(|m| m.captured().count_ones())
+        .max()
+        .unwrap_or(0);
+    mv.captured().count_ones() as i32 - back as i32
+}
+
+/// What a plain-rule table value proves for the side to move and the other.
+fn plain_bound(turn: Color, wdl: Wdl) -> Claims {
+    let (me, them) = match wdl {
+        Wdl::Win => (Some(Claim::Win), None),
+        Wdl::Draw => (Some(Claim::NotLose), Some(Claim::NotLose)),
+        Wdl::Loss => (None, Some(Claim::Win)),
+    };
+    let source = |c: Option<Claim>| c.map(|_| "tables (plain rules)".to_string());
+    let (white, black) = match turn {
+        Color::White => (me, them),
+        Color::Black => (them, me),
+    };
+    Claims {
+        white,
+        black,
+        white_source: source(white),
+        black_source: source(black),
+    }
+}
+
+/// A move's worth for the mover, best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Rank {
+    /// The other side has no stones or no move after it.
+    WinNow,
+    /// The tables value the result a loss for the other side, in this many plies.
+    TableWin(u32),
+    /// A proof shows the mover wins after it.
+    ProofWin,
+    /// The mover does not lose after it (tables or proofs).
+    Safe,
+    /// Nothing is known.
+    Unknown,
+    /// The other side does not lose after it.
+    NoWin,
+    /// The other side wins after it.
+    Lost,
+}
+
+impl Rank {
+    fn is_win(self) -> bool {
+        matches!(self, Rank::WinNow | Rank::TableWin(_) | Rank::ProofWin)
+    }
+}
