@@ -623,8 +623,25 @@ fn a_game_against_the_tables_ends_with_the_result_and_the_record() {
 
     // Black against the tables: the tables win, and the record starts with White.
     let out = game(&["--side", "black"], &"best\n".repeat(15));
-    assert!(out.contains("White wins (the tables win)"), "{out}");
+    assert!(out.contains("White wins (fanotb wins)"), "{out}");
     assert_eq!(record(&out)[..29], moves[..29]);
+
+    // Help, undo (nothing to take back, then a move and its reply), a move that
+    // throws the win away named as it is played, `best` naming its move; the
+    // board is not shown again after an error.
+    let out = game(&[], "help\nz9\nundo\nb1-c1\nundo\nbest\nquit\n");
+    assert!(
+        out.contains("your move> type a move (like d2-e3A)"),
+        "{out}"
+    );
+    assert!(out.contains("no move of yours to take back"), "{out}");
+    assert!(
+        out.contains("b1-c1 throws the win away: it is a draw for you now"),
+        "{out}"
+    );
+    assert!(out.contains("best: a1-b2 (table)"), "{out}");
+    assert_eq!(record(&out), ["a1-b2", "d3-e3", "*"]);
+    assert_eq!(out.matches("White to move").count(), 5, "{out}");
 
     // Quitting, and stdin ending, stop the game unfinished.
     let out = game(&[], "best\nquit\n");

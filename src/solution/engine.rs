@@ -46,7 +46,11 @@ impl SolutionSource {
         }
     }
 
-    fn load(&self) -> Result<Option<SolvedGame>, SolutionError> {
+    /// The solution this names, loaded (none for `none`).
+    ///
+    /// # Errors
+    /// As [`SolvedGame::load`].
+    pub fn load(&self) -> Result<Option<SolvedGame>, SolutionError> {
         match self {
             SolutionSource::BuiltIn => SolvedGame::tsivy_draw().map(Some),
             SolutionSource::File(p) => SolvedGame::load(p, None).map(Some),

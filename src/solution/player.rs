@@ -19,6 +19,7 @@ use crate::rules::board::Board;
 use crate::rules::movegen::Move;
 use crate::rules::position::{Color, Position};
 use crate::rules::value::Wdl;
+use crate::table::TableError;
 
 /// Why the player could not choose a move.
 #[derive(Debug, Error)]
@@ -157,22 +158,50 @@ impl Player {
         self.tables.as_ref().map(|t| t.dir().to_path_buf())
     }
 
-    /// Positions of at most this many stones are in the tables.
-    fn covered(&mut self, pos: &Position) -> Result<bool, ProbeError> {
+    /// Positions of at most this many stones are all in the tables (every table of
+    /// the board up to that many stones is there): the search's leaves.
+    fn table_stones(&mut self, board: &'static Board) -> Result<usize, ProbeError> {
         let Some(tb) = &self.tables else {
-            return Ok(false);
+            return Ok(0);
         };
-        let board = pos.board();
-        let k = match self.table_stones.get(&board_id(board)) {
+        Ok(match self.table_stones.get(&board_id(board)) {
             Some(&k) => k,
             None => {
                 let k = tb.largest(board)?;
                 self.table_stones.insert(board_id(board), k);
                 k
             }
+        })
+    }
+
+    /// The tables' value of `pos` under `rules`, if they hold it: under a limit
+    /// whose rule-aware table is missing, what the plain value proves of it.
+    fn tabled(&self, pos: &Position, rules: Rules) -> Result<Option<Known>, ProbeError> {
+        let Some(tb) = &self.tables else {
+            return Ok(None);
         };
-        Ok(pos.side_without_stones().is_none()
-            && (pos.white() | pos.black()).count_ones() as usize <= k)
+        if pos.side_without_stones().is_some() {
+            return Ok(None);
+        }
+        let missing = |e: &ProbeError| {
+            matches!(
+                e,
+                ProbeError::Vela(_) | ProbeError::Table(TableError::Missing { .. })
+            )
+        };
+        match tb.probe(pos, rules) {
+            Ok(v) => Ok(Some(Known::Table(v))),
+            Err(e) if !missing(&e) => Err(e),
+            Err(_) if rules.limit().is_none() => Ok(None),
+            // No rule-aware table: the plain value bounds the value under the limit.
+            Err(_) => match tb.value(pos, rules.without_limit()) {
+                Ok(wdl) => Ok(Some(Known::Proved(
+                    plain_bound(pos.turn(), wdl).under(rules),
+                ))),
+                Err(e) if missing(&e) => Ok(None),
+                Err(e) => Err(e),
+            },
+        }
     }
 
     /// What is known about `pos` under `rules`: the tables' value where they cover
@@ -182,18 +211,8 @@ impl Player {
     /// # Errors
     /// A table that cannot be read.
     pub fn known(&mut self, pos: &Position, rules: Rules) -> Result<Known, ProbeError> {
-        if self.covered(pos)? {
-            let tb = self.tables.as_ref().expect("covered only with tables");
-            match tb.probe(pos, rules) {
-                Ok(v) => return Ok(Known::Table(v)),
-                Err(ProbeError::Vela(_)) => return Ok(Known::Unknown),
-                Err(e) if rules.limit().is_none() => return Err(e),
-                // No rule-aware table: the plain value bounds the value under the limit.
-                Err(_) => {
-                    let wdl = tb.value(pos, rules.without_limit())?;
-                    return Ok(Known::Proved(plain_bound(pos.turn(), wdl).under(rules)));
-                }
-            }
+        if let Some(k) = self.tabled(pos, rules)? {
+            return Ok(k);
         }
         if rules.active_vela(pos.board()).is_some() {
             return Ok(Known::Unknown);
@@ -214,10 +233,14 @@ impl Player {
         if moves.is_empty() || pos.side_without_stones().is_some() || rules.at_limit() {
             return Err(PlayerError::NoMove);
         }
-        let covered = self.covered(pos)?;
-        let known = self.known(pos, rules)?;
+        let tabled = self.tabled(pos, rules)?;
+        let covered = tabled.is_some();
+        let known = match tabled {
+            Some(k) => k,
+            None => self.known(pos, rules)?,
+        };
         let me = pos.turn();
-        if covered && known != Known::Unknown {
+        if covered {
             // The rule-aware tables' best, or without them the plain tables' (a
             // side that does not lose without the limit does not lose with it).
             let table_rules = match known {
@@ -339,11 +362,7 @@ impl Player {
             return Ok(None);
         };
         let board = pos.board();
-        let k = self
-            .table_stones
-            .get(&board_id(board))
-            .copied()
-            .unwrap_or(0);
+        let k = self.table_stones(board)?;
         if k < 2 {
             return Ok(None);
         }

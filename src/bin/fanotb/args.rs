@@ -56,6 +56,36 @@ impl RulesArgs {
     }
 }
 
+/// The solved game a player plays from: a proof and its search for wins.
+#[derive(Args)]
+pub struct SolutionArgs {
+    /// The proof played from: `builtin` (the tsivy draw proof built into fanotb),
+    /// `none`, or a certificate file whose lemmas are in its directory.
+    #[arg(long, default_value = "builtin")]
+    pub solution: String,
+    /// Nodes of the search for a win where the opponent has left the proved draw
+    /// (0: none).
+    #[arg(long, default_value_t = 20_000)]
+    pub search_nodes: u64,
+}
+
+impl SolutionArgs {
+    /// The player of these options over the tables of `dir` (none if `dir` is not
+    /// there and a proof is played from, which needs no table above 7 stones).
+    pub fn player(&self, dir: &std::path::Path) -> Result<fanotb::Player> {
+        let source = fanotb::SolutionSource::parse(&self.solution);
+        let solution = source.load()?;
+        let tables = match fanotb::Tablebase::open(dir) {
+            Ok(tb) => Some(tb),
+            Err(_) if solution.is_some() && !dir.exists() => None,
+            Err(e) => return Err(e.into()),
+        };
+        let mut opts = fanotb::PlayerOptions::default();
+        opts.search_nodes = self.search_nodes;
+        Ok(fanotb::Player::new(solution, tables, opts))
+    }
+}
+
 /// A side, as options name it.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Side {

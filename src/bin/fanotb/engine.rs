@@ -19,21 +19,15 @@ use fanotb::{
     Record, Rules, SolutionSource,
 };
 
-use crate::args::{Result, parse_limit};
+use crate::args::{Result, SolutionArgs, parse_limit};
 
 #[derive(Args)]
 pub struct EngineArgs {
     /// Table directory (the `Tables` option; none: the proofs alone). Example: tables.
     #[arg(long, env = "FANOTB_TABLES")]
     pub dir: Option<PathBuf>,
-    /// The solution: `builtin` (the tsivy draw proof built into fanotb), `none`, or
-    /// a certificate file whose lemmas are in its directory.
-    #[arg(long, default_value = "builtin")]
-    pub solution: String,
-    /// Nodes of the search for a win where the opponent has left the proved draw
-    /// (0: none).
-    #[arg(long, default_value_t = 20_000)]
-    pub search_nodes: u64,
+    #[command(flatten)]
+    pub solution: SolutionArgs,
     /// Play uniformly random legal moves from this seed (an opponent for tests).
     #[arg(long)]
     pub random: Option<u64>,
@@ -45,8 +39,8 @@ pub struct EngineArgs {
 pub fn engine(a: EngineArgs) -> Result<()> {
     let mut opts = EngineOptions::default();
     opts.tables = a.dir;
-    opts.solution = SolutionSource::parse(&a.solution);
-    opts.search_nodes = a.search_nodes;
+    opts.solution = SolutionSource::parse(&a.solution.solution);
+    opts.search_nodes = a.solution.search_nodes;
     opts.random = a.random;
     opts.limit = a.no_capture_limit;
     let mut engine = Engine::new(opts);

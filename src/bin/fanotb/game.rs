@@ -1,5 +1,5 @@
-//! `game`: a person plays one side in the terminal, the tables play the other
-//! perfectly. Moves are read a line at a time from stdin, so a script can play too.
+//! `game`: a person plays one side in the terminal, fanotb the other, from the
+//! tables and the proofs (the solved game's player, never losing what is proved). Moves are read a line at a time from stdin, so a script can play too.
 //! The game follows the rules to its end (no stones, no move, the third repetition,
 //! the no-capture limit), and `--record` keeps its record after every move.
 
@@ -9,11 +9,11 @@ use clap::Args;
 use serde::Serialize;
 
 use fanotb::{
-    BoundedLines, Color, End, Game, GameResult, MAX_LINE_BYTES, Move, Position, Record, Tablebase,
+    BoundedLines, Color, End, Game, GameResult, Known, MAX_LINE_BYTES, Move, Position, Record,
     Value, Wdl,
 };
 
-use crate::args::{Result, RulesArgs, Side, TablesArg, VelaArgs};
+use crate::args::{Result, RulesArgs, Side, SolutionArgs, TablesArg, VelaArgs};
 use crate::output::emit;
 use crate::probe::MoveJson;
 
@@ -21,7 +21,7 @@ use crate::probe::MoveJson;
 pub struct GameArgs {
     /// Position text, `start` or `start:WxH`. Example: "9/9/B8/9/3WW3B w".
     pub position: String,
-    /// The side you play; the tables play the other (default: the side to move).
+    /// The side you play; fanotb plays the other (default: the side to move).
     #[arg(long, value_enum)]
     pub side: Option<Side>,
     /// Write the game's record here (docs/FORMAT.md, "Game records"), rewritten
@@ -33,14 +33,17 @@ pub struct GameArgs {
     #[command(flatten)]
     pub vela: VelaArgs,
     #[command(flatten)]
+    pub solution: SolutionArgs,
+    #[command(flatten)]
     pub tables: TablesArg,
 }
 
-const HELP: &str = "type a move (like d2-e3A), `moves` for every move with its value, \
-`best` for the tables' move, or `quit`";
+const HELP: &str = "type a move (like d2-e3A), `moves` for every move with what is known \
+after it, `best` to play fanotb's move for you, `undo` to take back your last move, \
+`help`, or `quit`";
 
 pub fn game(a: GameArgs) -> Result<()> {
-    let tb = Tablebase::open(&a.tables.dir)?;
+    let mut player = a.solution.player(&a.tables.dir)?;
     let start = Position::parse_arg(&a.position)?;
     let rules = a.vela.apply(a.rules.rules()?, &start)?;
     let you = a.side.map_or(start.turn(), Color::from);
@@ -63,20 +66,26 @@ pub fn game(a: GameArgs) -> Result<()> {
     };
     save(&game, GameResult::Unfinished)?;
     emit(&format!(
-        "You play {}, the tables play {}: {HELP}.\n",
+        "You play {}, fanotb plays {}: {HELP}.\n",
         you.name(),
         you.other().name()
     ));
     let mut input = BoundedLines::new(std::io::stdin().lock(), MAX_LINE_BYTES);
+    // The board is shown again only once a move has been played.
+    let mut show = true;
     let end = loop {
         if let Some(end) = game.end() {
             break Some(end);
         }
-        emit(&format!(
-            "\n{}{}\n",
-            game.position().diagram(),
-            status(&tb, &game)?
-        ));
+        let known = player.known(game.position(), game.rules())?;
+        if show {
+            emit(&format!(
+                "\n{}{}\n",
+                game.position().diagram(),
+                status(&known, &game)
+            ));
+            show = false;
+        }
         let mv = if game.position().turn() == you {
             emit("your move> ");
             let Some(line) = input.next().transpose()? else {
@@ -86,13 +95,39 @@ pub fn game(a: GameArgs) -> Result<()> {
             match line.trim() {
                 "quit" | "q" => break None,
                 "" => continue,
-                "moves" => {
-                    emit(&moves(&tb, &game)?);
+                "help" | "h" | "?" => {
+                    emit(&format!("{HELP}\n"));
                     continue;
                 }
-                "best" => best(&tb, &game)?,
+                "moves" => {
+                    emit(&moves(&mut player, &game)?);
+                    continue;
+                }
+                "undo" => {
+                    match undo(&game, you) {
+                        Some(g) => {
+                            game = g;
+                            save(&game, GameResult::Unfinished)?;
+                            show = true;
+                        }
+                        None => emit("no move of yours to take back\n"),
+                    }
+                    continue;
+                }
+                "best" => {
+                    let c = player.choose(game.position(), game.rules())?;
+                    emit(&format!(
+                        "best: {} ({})\n",
+                        c.mv.notation(game.position().board()),
+                        c.source.name()
+                    ));
+                    c.mv
+                }
                 text => match game.rules().parse_move(game.position(), text) {
-                    Ok(mv) => mv,
+                    Ok(mv) => {
+                        emit(&slip(&mut player, &game, &known, &mv)?);
+                        mv
+                    }
                     Err(e) => {
                         emit(&format!("{e}; {HELP}\n"));
                         continue;
@@ -100,14 +135,16 @@ pub fn game(a: GameArgs) -> Result<()> {
                 },
             }
         } else {
-            let mv = best(&tb, &game)?;
+            let c = player.choose(game.position(), game.rules())?;
             emit(&format!(
-                "tables play {}\n",
-                mv.notation(game.position().board())
+                "fanotb plays {} ({})\n",
+                c.mv.notation(game.position().board()),
+                c.source.name()
             ));
-            mv
+            c.mv
         };
         game.play(&mv)?;
+        show = true;
         save(&game, GameResult::Unfinished)?;
     };
     let result = end.map_or(GameResult::Unfinished, End::result);
@@ -116,13 +153,13 @@ pub fn game(a: GameArgs) -> Result<()> {
     Ok(())
 }
 
-/// "tables: win in 49 for White", or under the limit with T and the counter.
-fn status(tb: &Tablebase, game: &Game) -> Result<String> {
+/// "tables: win in 49 for White", under the limit with T and the counter; "proof:
+/// draw"; or "nothing proved".
+fn status(known: &Known, game: &Game) -> String {
     let (pos, rules) = (game.position(), game.rules());
     let side = pos.turn().name();
-    let value = tb.probe(pos, rules)?;
-    Ok(match value {
-        Value::Limited { .. } => {
+    match known {
+        Known::Table(value @ Value::Limited { .. }) => {
             let t = match (value.wdl(), value.depth()) {
                 (Wdl::Draw, _) | (_, None) => String::new(),
                 (_, Some(t)) => format!(", capture in {t}"),
@@ -130,26 +167,87 @@ fn status(tb: &Tablebase, game: &Game) -> Result<String> {
             let wdl = value.wdl().name();
             format!("tables: {wdl}{t} for {side} ({rules})")
         }
-        _ => format!("tables: {value} for {side}"),
+        Known::Table(value) => format!("tables: {value} for {side}"),
+        Known::Proved(c) => format!("proof: {}", c.text()),
+        Known::Unknown => "nothing proved".into(),
+    }
+}
+
+/// Every move with what is known after it, best for the mover first where the
+/// tables cover the position.
+fn moves(player: &mut fanotb::Player, game: &Game) -> Result<String> {
+    let (pos, rules) = (game.position(), game.rules());
+    if let Some(tb) = player.tables()
+        && let Ok(moves) = tb.moves(pos, rules)
+    {
+        return Ok(MoveJson::list(&moves, pos)
+            .iter()
+            .map(|m| format!("{m}\n"))
+            .collect());
+    }
+    let mut out = String::new();
+    for mv in rules.legal_moves(pos) {
+        let after = pos.apply(&mv);
+        let known = player.known(&after, rules.after(pos, &mv))?;
+        out.push_str(&format!(
+            "{} {}\n",
+            mv.notation(pos.board()),
+            status(&known, &game_after(game, &mv))
+        ));
+    }
+    Ok(out)
+}
+
+fn game_after(game: &Game, mv: &Move) -> Game {
+    let mut g = game.clone();
+    g.play(mv).expect("a legal move");
+    g
+}
+
+/// The game without the last move of `you` and the replies after it.
+fn undo(game: &Game, you: Color) -> Option<Game> {
+    let mut pos = *game.start();
+    let mut last_yours = None;
+    for (i, mv) in game.moves().iter().enumerate() {
+        if pos.turn() == you {
+            last_yours = Some(i);
+        }
+        pos = pos.apply(mv);
+    }
+    let keep = last_yours?;
+    let mut g = Game::new(*game.start(), game.start_rules());
+    for mv in &game.moves()[..keep] {
+        g.play(mv).expect("a move already played");
+    }
+    Some(g)
+}
+
+/// A warning when `mv` throws away what is proved for the mover: a win, or a draw.
+fn slip(player: &mut fanotb::Player, game: &Game, before: &Known, mv: &Move) -> Result<String> {
+    let (pos, rules) = (game.position(), game.rules());
+    let me = pos.turn();
+    let after = pos.apply(mv);
+    let Some(had) = before.value(me) else {
+        return Ok(String::new());
+    };
+    if after.side_without_stones().is_some() || rules.after(pos, mv).is_lost(&after) {
+        return Ok(String::new());
+    }
+    let known = player.known(&after, rules.after(pos, mv))?;
+    let now = known.value(after.turn()).map(Wdl::flipped);
+    let worse = match (had, now) {
+        (Wdl::Win, Some(Wdl::Draw | Wdl::Loss)) | (Wdl::Draw, Some(Wdl::Loss)) => now,
+        _ => None,
+    };
+    Ok(match worse {
+        Some(w) => format!(
+            "{} throws the {} away: it is a {} for you now\n",
+            mv.notation(pos.board()),
+            had.name(),
+            w.name()
+        ),
+        None => String::new(),
     })
-}
-
-/// Every move with its value for the mover, best first, as `probe` lists them.
-fn moves(tb: &Tablebase, game: &Game) -> Result<String> {
-    let moves = tb.moves(game.position(), game.rules())?;
-    Ok(MoveJson::list(&moves, game.position())
-        .iter()
-        .map(|m| format!("{m}\n"))
-        .collect())
-}
-
-/// The tables' move: the first of the best.
-fn best(tb: &Tablebase, game: &Game) -> Result<Move> {
-    let best = tb
-        .best_moves(game.position(), game.rules())?
-        .into_iter()
-        .next();
-    Ok(best.ok_or("no legal move")?.mv)
 }
 
 /// How the game ended, who won, and its record.
@@ -158,7 +256,7 @@ fn announce(game: &Game, end: Option<End>, result: GameResult, you: Color) -> St
         Some(end) => {
             let who = match result {
                 GameResult::Won(w) if w == you => " (you win)",
-                GameResult::Won(_) => " (the tables win)",
+                GameResult::Won(_) => " (fanotb wins)",
                 _ => "",
             };
             format!("game over: {end}{who}")
