@@ -220,7 +220,11 @@ impl Engine {
         let opts = PlayerOptions {
             search_nodes: self.opts.search_nodes,
         };
-        self.player = Some(Player::new(solution, tables, opts));
+        let mut player = Player::new(solution, tables, opts);
+        player
+            .prepare(crate::rules::board::Board::tsivy())
+            .map_err(|e| e.to_string())?;
+        self.player = Some(player);
         Ok(())
     }
 

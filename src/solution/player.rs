@@ -348,31 +348,49 @@ impl Player {
         })
     }
 
-    /// A bounded search for a win of the side to move at `pos` (not under a limit:
-    /// a win of the plain game may come too late for it); a win found is added to
-    /// the solution, so the moves after it follow its proof. Its move, if found.
-    fn search(&mut self, pos: &Position, rules: Rules) -> Result<Option<Move>, ProbeError> {
-        if self.opts.search_nodes == 0
-            || rules.limit().is_some()
-            || rules.active_vela(pos.board()).is_some()
-        {
+    /// Loads what the search reads on `board` (the tables of its leaves), so that
+    /// the first search does not pay for it: an engine's `isready`.
+    ///
+    /// # Errors
+    /// A table that cannot be read.
+    pub fn prepare(&mut self, board: &'static Board) -> Result<(), ProbeError> {
+        self.search_tables(board).map(|_| ())
+    }
+
+    /// The tables the search reads on `board`, loaded once; none without a search,
+    /// or without tables of 2 stones or more.
+    fn search_tables(&mut self, board: &'static Board) -> Result<Option<&ValueTables>, ProbeError> {
+        if self.opts.search_nodes == 0 {
             return Ok(None);
         }
         let Some(dir) = self.table_dir() else {
             return Ok(None);
         };
-        let board = pos.board();
         let k = self.table_stones(board)?;
         if k < 2 {
             return Ok(None);
         }
-        let values = match self.values.entry(board_id(board)) {
+        Ok(Some(match self.values.entry(board_id(board)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(ValueTables::load(&dir, board, &Signature::all_up_to(k))?)
             }
+        }))
+    }
+
+    /// A bounded search for a win of the side to move at `pos` (not under a limit:
+    /// a win of the plain game may come too late for it); a win found is added to
+    /// the solution, so the moves after it follow its proof. Its move, if found.
+    fn search(&mut self, pos: &Position, rules: Rules) -> Result<Option<Move>, ProbeError> {
+        if rules.limit().is_some() || rules.active_vela(pos.board()).is_some() {
+            return Ok(None);
+        }
+        let nodes = self.opts.search_nodes;
+        let Some(values) = self.search_tables(pos.board())? else {
+            return Ok(None);
         };
-        let limits = Limits::new(self.opts.search_nodes, usize::MAX);
+        let k = values.max_stones();
+        let limits = Limits::new(nodes, usize::MAX);
         let Some(cert) = prove_win(values, pos, pos.turn(), limits) else {
             return Ok(None);
         };
