@@ -223,7 +223,7 @@ pub use files::read::{
     BoundedLines, MAX_LINE_BYTES, open_regular, read_bounded, read_stream_bounded,
     read_text_bounded,
 };
-pub use games::analysis::{AnalysedMove, Analysis, AnalysisError, Mistake, analyse};
+pub use games::analysis::{AnalysedMove, Analysis, AnalysisError, Mistake, analyse, replay_moves};
 pub use games::game::{End, Game, GameError, GameResult};
 pub use games::record::{Record, RecordError};
 pub use games::solve::{SMALL_BOARDS, SearchResult, Solution, SolveError, published, solve};
@@ -247,8 +247,8 @@ pub use rules::value::{Outcome, Wdl};
 pub use rules::vela::{Vela, VelaError};
 pub use rules::{Rules, RulesError};
 pub use solution::{
-    Choice, Claims, Engine, EngineOptions, Known, Player, PlayerError, PlayerOptions, Reply,
-    SolutionError, SolutionSource, SolvedGame, Source, info_value,
+    Choice, Claims, Engine, EngineOptions, Judged, Known, Player, PlayerError, PlayerOptions,
+    Reply, SolutionError, SolutionSource, SolvedGame, Source, Verdict, info_value,
 };
 pub use sys::peak_rss;
 pub use table::depths::DepthHistogram;

@@ -99,6 +99,59 @@ fn game(
     g.end().map_or(GameResult::Unfinished, |e| e.result())
 }
 
+/// Each move of a random game from a proved 5x3 position, judged by what is
+/// proved: a move judged kept did not worsen its mover's whole-table value, one
+/// judged thrown did; the search decides some where the proofs do not.
+#[test]
+fn judged_moves_agree_with_the_whole_tables() {
+    let board = Board::get(5, 3).unwrap();
+    let whole_dir = common::tables(board, 7);
+    let whole = Tablebase::open(whole_dir.path()).unwrap();
+    let mut rng = Rng(4242);
+    let (mut kept, mut thrown, mut searched) = (0, 0, 0);
+    for want in [Wdl::Draw, Wdl::Win, Wdl::Draw, Wdl::Win, Wdl::Draw] {
+        let start = position_of(&mut rng, &whole, board, want);
+        let small = tempfile::tempdir().unwrap();
+        let mut p = player(solved(small.path(), &start, 4), small.path(), 5_000);
+        for _ in 0..30 {
+            let mut g = Game::new(start, Rules::PLAIN);
+            while g.end().is_none() && g.moves().len() < 60 {
+                let pos = *g.position();
+                let moves = g.legal_moves();
+                let mv = moves[rng.below(moves.len() as u64) as usize].clone();
+                let knew = p.known(&pos, Rules::PLAIN).unwrap();
+                let judged = p.judge(&pos, Rules::PLAIN, &mv).unwrap();
+                assert_eq!(judged.before, knew);
+                g.play(&mv).unwrap();
+                let me = pos.turn();
+                let before = truth(&whole, &pos, me);
+                let after = match g.end() {
+                    Some(e) if e.result() == GameResult::Won(me) => Wdl::Win,
+                    _ => truth(&whole, g.position(), me),
+                };
+                let worse = (before == Wdl::Win && after != Wdl::Win)
+                    || (before == Wdl::Draw && after == Wdl::Loss);
+                match judged.verdict {
+                    Some(fanotb::Verdict::Kept) => {
+                        assert!(!worse, "{pos}: {mv:?} judged kept");
+                        kept += 1;
+                    }
+                    Some(fanotb::Verdict::Thrown) => {
+                        assert!(worse, "{pos}: {mv:?} judged thrown");
+                        thrown += 1;
+                    }
+                    _ => {}
+                }
+                searched += (judged.verdict.is_some()
+                    && matches!(judged.after, Known::Proved(_))
+                    && g.end().is_none()) as usize;
+            }
+        }
+    }
+    assert!(kept > 100 && thrown > 20, "kept {kept}, thrown {thrown}");
+    assert!(searched > 0);
+}
+
 /// Positions of `n` stones drawn at random until one the whole tables value
 /// `want` for the side to move.
 fn position_of(rng: &mut Rng, whole: &Tablebase, board: &'static Board, want: Wdl) -> Position {

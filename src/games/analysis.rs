@@ -105,12 +105,40 @@ pub enum AnalysisError {
 /// # Errors
 /// A record that does not replay; a damaged or unreadable table.
 pub fn analyse(tb: &Tablebase, record: &Record) -> Result<Analysis, AnalysisError> {
+    analyse_with(Some(tb), record)
+}
+
+/// Replays `record` by the rules with no tables: every move, no value (for an
+/// analysis whose values come from elsewhere, as the proofs').
+///
+/// # Errors
+/// A record that does not replay.
+pub fn replay_moves(record: &Record) -> Result<Analysis, AnalysisError> {
+    analyse_with(None, record)
+}
+
+fn analyse_with(tb: Option<&Tablebase>, record: &Record) -> Result<Analysis, AnalysisError> {
     let game = record.replay()?;
     let positions = game.positions();
     let mut moves = Vec::with_capacity(game.moves().len());
     for (i, mv) in game.moves().iter().enumerate() {
         let (pos, rules) = positions[i];
         let (next, next_rules) = positions[i + 1];
+        let Some(tb) = tb else {
+            moves.push(AnalysedMove {
+                ply: i + 1,
+                mover: pos.turn(),
+                mv: mv.clone(),
+                position: pos,
+                rules,
+                before: None,
+                after: None,
+                mistake: None,
+                slow: false,
+                best: None,
+            });
+            continue;
+        };
         let before = covered(tb.probe(&pos, rules))?;
         // Every move's value, read where the position is won (for the slow wins)
         // or thrown away (for the best move); it holds the played move's value too.

@@ -33,7 +33,7 @@ mod tsv;
 pub use checkpoint::CheckpointError;
 pub use jobs::{JobEvent, JobOptions, JobResult, JobsReport, LevelReport, job_levels, prove_jobs};
 pub use lemmas::Lemmas;
-pub(crate) use prove::prove_win;
+pub(crate) use prove::prove_lemma;
 pub use prove::{ProveError, ProveOptions, Proved, needed_tables, prove};
 pub use search::{CheckpointPlan, Limits, SearchOutcome, SearchProgress};
 pub use tree::{TreeOptions, TreeProgress, TreeReport, prove_tree};

@@ -231,10 +231,10 @@ pub(super) fn prove_over(
     Ok((certificate, searches))
 }
 
-/// Whether `attacker` wins `pos` within `limits`, over loaded tables and no lemma:
-/// the certificate of the win (a lemma of it), or `None` when the search found no
-/// win within its limits or found none at all.
-pub(crate) fn prove_win(
+/// Whether `attacker` wins `pos`, by a search within `limits` over loaded tables
+/// and no lemma: a lemma's certificate of the answer (that `attacker` wins, or that
+/// the other side does not lose), or `None` when the search stopped undecided.
+pub(crate) fn prove_lemma(
     values: &ValueTables,
     pos: &Position,
     attacker: Color,
@@ -261,8 +261,13 @@ pub(crate) fn prove_win(
             .expect("the search does not panic")
     })
     .ok()?;
-    let graph = out.graph.filter(|_| out.attacker_wins == Some(true))?;
-    let proves = Proves::Lemma(attacker, crate::certificate::Claim::Win);
+    let wins = out.attacker_wins?;
+    let graph = out.graph?;
+    let proves = if wins {
+        Proves::Lemma(attacker, crate::certificate::Claim::Win)
+    } else {
+        Proves::Lemma(attacker.other(), crate::certificate::Claim::NotLose)
+    };
     Some(certificate(
         pos,
         proves,

@@ -13,7 +13,7 @@ mod player;
 
 pub use engine::{Engine, EngineOptions, Reply, SolutionSource, info_value};
 pub use known::{Claims, Known};
-pub use player::{Choice, Player, PlayerError, PlayerOptions, Source};
+pub use player::{Choice, Judged, Player, PlayerError, PlayerOptions, Source, Verdict};
 
 use std::path::{Path, PathBuf};
 

@@ -11,9 +11,11 @@ use thiserror::Error;
 use super::SolvedGame;
 use super::known::{Claims, Known};
 use crate::certificate::Claim;
+use crate::games::analysis::AnalysisError;
+use crate::games::record::Record;
 use crate::index::Signature;
 use crate::probe::{ProbeError, Tablebase, ValueTables};
-use crate::proof::{Limits, prove_win};
+use crate::proof::{Limits, prove_lemma};
 use crate::rules::Rules;
 use crate::rules::board::Board;
 use crate::rules::movegen::Move;
@@ -382,6 +384,21 @@ impl Player {
     /// a win of the plain game may come too late for it); a win found is added to
     /// the solution, so the moves after it follow its proof. Its move, if found.
     fn search(&mut self, pos: &Position, rules: Rules) -> Result<Option<Move>, ProbeError> {
+        match self.prove_here(pos, rules, pos.turn())? {
+            Some(Claim::Win) => Ok(self.proof_move(pos, rules).map(|(mv, _)| mv)),
+            _ => Ok(None),
+        }
+    }
+
+    /// A bounded search at `pos`: does `attacker` win? Its answer, proved, is added
+    /// to the solution: `Win` (the attacker wins), `NotLose` (the other side does not
+    /// lose); `None` when undecided, under a limit or a vela, or without a search.
+    fn prove_here(
+        &mut self,
+        pos: &Position,
+        rules: Rules,
+        attacker: Color,
+    ) -> Result<Option<Claim>, ProbeError> {
         if rules.limit().is_some() || rules.active_vela(pos.board()).is_some() {
             return Ok(None);
         }
@@ -390,15 +407,83 @@ impl Player {
             return Ok(None);
         };
         let k = values.max_stones();
-        let limits = Limits::new(nodes, usize::MAX);
-        let Some(cert) = prove_win(values, pos, pos.turn(), limits) else {
+        let Some(cert) = prove_lemma(values, pos, attacker, Limits::new(nodes, usize::MAX)) else {
             return Ok(None);
         };
-        let solution = self
-            .solution
-            .get_or_insert_with(|| SolvedGame::empty(*pos, k as u8));
-        solution.add_search(&cert);
-        Ok(self.proof_move(pos, rules).map(|(mv, _)| mv))
+        let claim = match cert.proves {
+            crate::certificate::Proves::Lemma(_, c) => c,
+            crate::certificate::Proves::Value(_) => return Ok(None),
+        };
+        self.solution
+            .get_or_insert_with(|| SolvedGame::empty(*pos, k as u8))
+            .add_search(&cert);
+        Ok(Some(claim))
+    }
+
+    /// Every move of `record` judged by what is proved ([`Player::judge`]), in order.
+    ///
+    /// # Errors
+    /// A record that does not replay; a table that cannot be read.
+    pub fn analyse(&mut self, record: &Record) -> Result<Vec<Judged>, AnalysisError> {
+        let game = record.replay()?;
+        let positions = game.positions();
+        let mut out = Vec::with_capacity(game.moves().len());
+        for (mv, (pos, rules)) in game.moves().iter().zip(positions) {
+            out.push(self.judge(&pos, rules, mv)?);
+        }
+        Ok(out)
+    }
+
+    /// What a move did to what is proved for its mover: the knowledge before and
+    /// after it, and whether it kept or threw away what was proved (a bounded search
+    /// decides where the knowledge after it does not; its proofs are kept).
+    ///
+    /// # Errors
+    /// A table that cannot be read.
+    pub fn judge(&mut self, pos: &Position, rules: Rules, mv: &Move) -> Result<Judged, ProbeError> {
+        let me = pos.turn();
+        let before = self.known(pos, rules)?;
+        let (next, next_rules) = (pos.apply(mv), rules.after(pos, mv));
+        let over = next.us() == 0 || next_rules.is_lost(&next);
+        let after = if over {
+            Known::Unknown
+        } else {
+            self.known(&next, next_rules)?
+        };
+        // Only a win, a draw or "does not lose" can be thrown away.
+        let had = mover_status(&before, me, me)
+            .filter(|h| matches!(h, Status::Win | Status::Draw | Status::NotLose));
+        let verdict = match had {
+            None => None,
+            Some(_) if over => Some(Verdict::Kept),
+            Some(had) => Some(
+                match mover_status(&after, next.turn(), me).and_then(|now| judge(had, now)) {
+                    Some(v) => v,
+                    // Undecided by what is known: search what the move left.
+                    None => {
+                        let attacker = if had == Status::Win { me } else { me.other() };
+                        match (had, self.prove_here(&next, next_rules, attacker)?) {
+                            (_, None) => Verdict::Unknown,
+                            (Status::Win, Some(Claim::Win)) => Verdict::Kept,
+                            (Status::Win, Some(Claim::NotLose)) => Verdict::Thrown,
+                            (_, Some(Claim::Win)) => Verdict::Thrown,
+                            (_, Some(Claim::NotLose)) => Verdict::Kept,
+                        }
+                    }
+                },
+            ),
+        };
+        let after = if over || verdict.is_none() {
+            after
+        } else {
+            self.known(&next, next_rules)?
+        };
+        Ok(Judged {
+            before,
+            after,
+            over,
+            verdict,
+        })
     }
 }
 
@@ -458,5 +543,93 @@ enum Rank {
 impl Rank {
     fn is_win(self) -> bool {
         matches!(self, Rank::WinNow | Rank::TableWin(_) | Rank::ProofWin)
+    }
+}
+
+/// What a move did to what was proved for its mover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// What was proved before still holds after it.
+    Kept,
+    /// It threw it away: a win no longer won, or a position not lost now lost.
+    Thrown,
+    /// The bounded search did not decide.
+    Unknown,
+}
+
+impl Verdict {
+    /// `kept`, `thrown`, `unknown`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Kept => "kept",
+            Verdict::Thrown => "thrown",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
+/// A move judged by what is proved: [`Player::judge`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Judged {
+    /// What is known before the move.
+    pub before: Known,
+    /// What is known after it (with what the search proved); `Unknown` when the
+    /// game is over after it.
+    pub after: Known,
+    /// The game ended with it, won by its mover.
+    pub over: bool,
+    /// Whether it kept what was proved for its mover; `None` where nothing was.
+    pub verdict: Option<Verdict>,
+}
+
+/// What is proved for a side, as far as a move can keep it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    /// It wins.
+    Win,
+    /// A draw: neither side loses.
+    Draw,
+    /// It does not lose (a draw, or a win).
+    NotLose,
+    /// It does not win (the other side does not lose).
+    NoWin,
+    /// It loses.
+    Loss,
+}
+
+/// What `known` (of a position with `turn` to move) proves for `side`.
+fn mover_status(known: &Known, turn: Color, side: Color) -> Option<Status> {
+    match known {
+        Known::Table(v) => {
+            let w = if turn == side {
+                v.wdl()
+            } else {
+                v.wdl().flipped()
+            };
+            Some(match w {
+                Wdl::Win => Status::Win,
+                Wdl::Draw => Status::Draw,
+                Wdl::Loss => Status::Loss,
+            })
+        }
+        Known::Proved(c) => match (c.claim(side), c.claim(side.other())) {
+            (Some(Claim::Win), _) => Some(Status::Win),
+            (_, Some(Claim::Win)) => Some(Status::Loss),
+            (Some(_), Some(_)) => Some(Status::Draw),
+            (Some(_), None) => Some(Status::NotLose),
+            (None, Some(_)) => Some(Status::NoWin),
+            (None, None) => None,
+        },
+        Known::Unknown => None,
+    }
+}
+
+/// A move from `had` to `now`, for its mover; `None` where that does not decide
+/// (a win before, "does not lose" after).
+fn judge(had: Status, now: Status) -> Option<Verdict> {
+    match (had, now) {
+        (_, Status::Loss) | (Status::Win, Status::Draw | Status::NoWin) => Some(Verdict::Thrown),
+        (Status::Win, Status::NotLose) | (_, Status::NoWin) => None,
+        _ => Some(Verdict::Kept),
     }
 }

@@ -8,9 +8,12 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{AnalysedMove, Analysis, Color, Record, Tablebase, Value, Wdl, analyse};
+use fanotb::{
+    AnalysedMove, Analysis, Color, Judged, Known, Record, Value, Verdict, Wdl, analyse,
+    replay_moves,
+};
 
-use crate::args::{Result, TablesArg};
+use crate::args::{Result, SolutionArgs, TablesArg};
 use crate::charts::{Chart, GameChart};
 
 /// Largest record read: a game of tens of thousands of plies fits many times.
@@ -25,6 +28,8 @@ pub struct AnalyseArgs {
     /// Example: game-chart.
     #[arg(long)]
     pub chart: Option<PathBuf>,
+    #[command(flatten)]
+    pub solution: SolutionArgs,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -46,10 +51,18 @@ pub struct MoveLine {
     mistake: Option<&'static str>,
     slow: bool,
     best: Option<String>,
+    /// What is proved before the move: the tables' value for the mover, or the
+    /// proofs' claims (`draw`, `White does not lose`), or `unknown`.
+    proved_before: String,
+    /// What is proved after it (`unknown` too once the game is over).
+    proved_after: String,
+    /// Whether the move kept what was proved for its mover: `kept`, `thrown`, or
+    /// `unknown` (the search did not decide); null where nothing was proved.
+    verdict: Option<&'static str>,
 }
 
 impl MoveLine {
-    pub fn new(m: &AnalysedMove) -> MoveLine {
+    pub fn new(m: &AnalysedMove, j: Option<&Judged>) -> MoveLine {
         let board = m.position.board();
         MoveLine {
             ply: m.ply,
@@ -65,8 +78,23 @@ impl MoveLine {
             mistake: m.mistake.map(|k| k.name()),
             slow: m.slow,
             best: m.best.as_ref().map(|b| b.notation(board)),
+            proved_before: j.map_or("unknown".into(), |j| proved_text(&j.before)),
+            proved_after: j.map_or("unknown".into(), |j| {
+                if j.over {
+                    "game over".into()
+                } else {
+                    proved_text(&j.after)
+                }
+            }),
+            verdict: j.and_then(|j| j.verdict).map(Verdict::name),
         }
     }
+}
+
+/// `win in 29 (tables)` for the side to move, `draw (proof)`, `White does not lose
+/// (proof)`, `unknown`.
+fn proved_text(k: &Known) -> String {
+    k.to_string()
 }
 
 #[derive(Serialize)]
@@ -76,16 +104,34 @@ pub struct AnalyseReport {
     end: Option<&'static str>,
     #[serde(skip)]
     end_text: Option<String>,
+    /// Positions before a move with a proved value (tables or proofs), and without.
+    proved: usize,
+    unknown: usize,
+    /// Moves that threw away what was proved for their mover.
+    thrown: usize,
     moves: Vec<MoveLine>,
 }
 
 impl AnalyseReport {
-    pub fn new(a: &Analysis) -> AnalyseReport {
+    pub fn new(a: &Analysis, judged: Option<&[Judged]>) -> AnalyseReport {
+        let moves: Vec<MoveLine> = a
+            .moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| MoveLine::new(m, judged.map(|j| &j[i])))
+            .collect();
+        let proved = moves
+            .iter()
+            .filter(|m| m.proved_before != "unknown")
+            .count();
         AnalyseReport {
             result: a.result.to_string(),
             end: a.end.map(|e| e.name()),
             end_text: a.end.map(|e| e.to_string()),
-            moves: a.moves.iter().map(MoveLine::new).collect(),
+            proved,
+            unknown: moves.len() - proved,
+            thrown: moves.iter().filter(|m| m.verdict == Some("thrown")).count(),
+            moves,
         }
     }
 }
@@ -101,24 +147,37 @@ fn value_text(wdl: Option<&str>, depth: Option<u32>) -> String {
 
 impl fmt::Display for AnalyseReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Columns as wide as their widest entry: long chain moves stay aligned.
+        let width =
+            |it: &mut dyn Iterator<Item = usize>, min: usize| it.max().unwrap_or(0).max(min);
+        let mw = width(&mut self.moves.iter().map(|m| m.notation.len()), 4);
+        let pw = width(&mut self.moves.iter().map(|m| m.proved_before.len()), 6);
         writeln!(
             f,
-            "{:>4}  {:<16} {:<14} {:<6} note",
-            "ply", "move", "before", "after"
+            "{:>4}  {:<mw$}  {:<14} {:<6} {:<pw$}  note",
+            "ply", "move", "before", "after", "proved"
         )?;
         for m in &self.moves {
-            let note = match (m.mistake, m.slow, &m.best) {
+            let mut note = match (m.mistake, m.slow, &m.best) {
                 (Some(k), _, Some(b)) => format!("{k}, best {b}"),
                 (Some(k), _, None) => k.to_string(),
                 (None, true, Some(b)) => format!("slow win, best {b}"),
                 _ => String::new(),
             };
+            match m.verdict {
+                Some("thrown") if m.mistake.is_none() => {
+                    note = format!("throws it away: {}", m.proved_after);
+                }
+                Some("unknown") => note = "unknown within the search's budget".into(),
+                _ => {}
+            }
             let line = format!(
-                "{:>4}  {:<16} {:<14} {:<6} {note}",
+                "{:>4}  {:<mw$}  {:<14} {:<6} {:<pw$}  {note}",
                 m.ply,
                 m.notation,
                 value_text(m.before, m.before_depth),
                 m.after.unwrap_or("-"),
+                m.proved_before,
             );
             writeln!(f, "{}", line.trim_end())?;
         }
@@ -141,12 +200,20 @@ impl fmt::Display for AnalyseReport {
             1 => format!("1 {one}"),
             n => format!("{n} {many}"),
         };
+        writeln!(
+            f,
+            "{} of {} positions before a move proved (tables or proofs), {} unknown; {} thrown away",
+            self.proved,
+            self.moves.len(),
+            self.unknown,
+            plural(self.thrown, "move", "moves"),
+        )?;
         let slow = plural(slow, "slow win", "slow wins");
         match mistakes.len() {
-            0 => writeln!(f, "no mistakes, {slow}"),
+            0 => writeln!(f, "no mistakes by the tables, {slow}"),
             n => writeln!(
                 f,
-                "{}: {}; {slow}",
+                "{} by the tables: {}; {slow}",
                 plural(n, "mistake", "mistakes"),
                 mistakes.join(", ")
             ),
@@ -157,24 +224,20 @@ impl fmt::Display for AnalyseReport {
 pub fn analyse_command(a: AnalyseArgs) -> Result<AnalyseReport> {
     let text = read_record(&a.record)?;
     let record: Record = text.parse()?;
-    let tb = Tablebase::open(&a.tables.dir)?;
-    let analysis = analyse(&tb, &record)?;
-    let covered = |m: &AnalysedMove| m.before.is_some() || m.after.is_some();
-    if !analysis.moves.is_empty() && !analysis.moves.iter().any(covered) {
-        return Err(format!(
-            "no table in {} covers a position of this game: build them with `fanotb generate`",
-            a.tables.dir.display()
-        )
-        .into());
-    }
+    let mut player = a.solution.player(&a.tables.dir)?;
+    let analysis = match player.tables() {
+        Some(tb) => analyse(tb, &record)?,
+        None => replay_moves(&record)?,
+    };
+    let judged = player.analyse(&record)?;
     if let Some(stem) = &a.chart {
-        game_chart(&analysis, &a.record.display().to_string()).write(stem)?;
+        game_chart(&analysis, Some(&judged), &a.record.display().to_string()).write(stem)?;
     }
-    Ok(AnalyseReport::new(&analysis))
+    Ok(AnalyseReport::new(&analysis, Some(&judged)))
 }
 
 /// The chart of White's value along the game.
-pub fn game_chart(a: &Analysis, name: &str) -> GameChart {
+pub fn game_chart(a: &Analysis, judged: Option<&[Judged]>, name: &str) -> GameChart {
     let white = |mover: Color, w: Wdl| {
         let v = match w {
             Wdl::Win => 1,
@@ -183,10 +246,17 @@ pub fn game_chart(a: &Analysis, name: &str) -> GameChart {
         };
         if mover == Color::White { v } else { -v }
     };
+    // The tables' value, else the value the proofs fix.
     let mut values: Vec<Option<i8>> = a
         .moves
         .iter()
-        .map(|m| m.before.map(|v| white(m.mover, v.wdl())))
+        .enumerate()
+        .map(|(i, m)| {
+            m.before.map(|v| white(m.mover, v.wdl())).or_else(|| {
+                let known = &judged?.get(i)?.before;
+                known.value(m.mover).map(|w| white(m.mover, w))
+            })
+        })
         .collect();
     if let Some(last) = a.moves.last() {
         values.push(last.after.map(|w| white(last.mover, w)));

@@ -396,7 +396,10 @@ async fn analyse_handler(State(tb): State<Shared>, body: String) -> Answer<analy
     };
     let report = blocking(move || {
         let _place = place;
-        Ok(analyse::AnalyseReport::new(&fanotb::analyse(&tb, &record)?))
+        Ok(analyse::AnalyseReport::new(
+            &fanotb::analyse(&tb, &record)?,
+            None,
+        ))
     })
     .await?;
     Ok(axum::Json(report))
