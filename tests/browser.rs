@@ -234,7 +234,7 @@ fn the_web_board_shows_values_and_plays_a_clicked_move() {
     d.click("#analyse");
     d.wait_for(
         "#summary",
-        "result *; the game did not end by the rules; 0 mistakes, 0 slow wins",
+        "result *; the game did not end by the rules; 0 mistakes, 0 slow wins; 2 of 2 positions proved, 0 thrown away",
     );
     assert_eq!(d.elements("#plies tr").len(), 3, "a header and two plies");
     assert_eq!(d.elements("#chart polyline").len(), 1);
@@ -292,4 +292,51 @@ fn the_web_board_shows_values_and_plays_a_clicked_move() {
         "#record",
         "[Board \"5x3\"]\n[Start \"B4/WW3/WWWW1 w\"]\n[Vela \"White\"]\n[Result \"*\"]\n\n1. c1-c2 *",
     );
+}
+
+/// The solved game on the web: the person plays White from the start, fanotb
+/// answers from its proof and the page shows what is proved after each move;
+/// then the person takes Black and fanotb opens.
+#[test]
+#[ignore = "needs chromium and chromedriver; .ci/run runs it"]
+fn the_solved_game_is_played_from_the_start_on_the_web() {
+    let dir = common::tables(fanotb::Board::tsivy(), 4);
+    let server = Server::start(dir.path());
+    let d = Driver::start();
+    d.call(
+        "POST",
+        "/url",
+        json!({"url": format!("{}/play", server.base)}),
+    );
+    d.wait_for("#value", "White to move: draw (proof)");
+    assert_eq!(d.elements("#board circle.stone").len(), 44);
+    assert_eq!(d.elements("#moves li").len(), 5, "White's five first moves");
+    d.click("#moves li[data-move='f2-e3A']");
+    d.wait_for("#engine", "fanotb played f3-f2A (proof)");
+    d.wait_for("#value", "White to move: draw (proof)");
+    let url = d.call("GET", "/url", Value::Null);
+    assert!(
+        url.as_str()
+            .unwrap()
+            .ends_with("?side=white&moves=f2-e3A+f3-f2A"),
+        "{url}"
+    );
+    // A move from the list: White's reply, then fanotb's.
+    assert!(!d.elements("#board g.arrow").is_empty());
+    d.click("#moves li");
+    let started = Instant::now();
+    while !d
+        .text(&d.elements("#engine")[0])
+        .starts_with("fanotb played ")
+        || d.text(&d.elements("#engine")[0]) == "fanotb played f3-f2A (proof)"
+    {
+        assert!(started.elapsed() < Duration::from_secs(10), "no answer");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    d.screenshot("play.png");
+    // Black: fanotb opens with its proof's first move.
+    d.click("#as-black");
+    d.wait_for("#engine", "fanotb played f2-e3A (proof)");
+    d.wait_for("#value", "Black to move: draw (proof)");
+    d.wait_for("#record", "[Board \"9x5\"]\n[Result \"*\"]\n\n1. f2-e3A *");
 }

@@ -441,7 +441,11 @@ fn the_command_line_records_and_analyses_games() {
     assert!(v["moves"][1]["mistake"].is_null());
     // What is proved, and the verdict on what the move did to it.
     assert_eq!(
-        (&first["proved_before"], &first["proved_after"], &first["verdict"]),
+        (
+            &first["proved_before"],
+            &first["proved_after"],
+            &first["verdict"]
+        ),
         (
             &serde_json::json!("win in 29 (tables)"),
             &serde_json::json!("draw (tables)"),
@@ -449,7 +453,10 @@ fn the_command_line_records_and_analyses_games() {
         )
     );
     assert_eq!(v["moves"][1]["verdict"], "kept");
-    assert_eq!((&v["proved"], &v["unknown"], &v["thrown"]), (&27.into(), &0.into(), &1.into()));
+    assert_eq!(
+        (&v["proved"], &v["unknown"], &v["thrown"]),
+        (&27.into(), &0.into(), &1.into())
+    );
     // The same from stdin, as text, with the chart written.
     let stem = dir.path().join("chart");
     let (ok, out, err) = fanotb(

@@ -4,6 +4,7 @@
 //! proof backs the side to move.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use thiserror::Error;
@@ -98,8 +99,11 @@ pub struct Choice {
 /// there it plays the proof's move or the tables' best; it plays a win wherever the
 /// tables, a proof, or its search show one.
 pub struct Player {
-    solution: Option<SolvedGame>,
-    tables: Option<Tablebase>,
+    /// The proofs loaded, shared (a server's players share one).
+    solution: Option<Arc<SolvedGame>>,
+    /// What this player's searches proved, looked up before `solution`.
+    found: Option<SolvedGame>,
+    tables: Option<Arc<Tablebase>>,
     opts: PlayerOptions,
     /// The largest complete table set of each board (stones).
     table_stones: FxHashMap<usize, usize>,
@@ -110,8 +114,8 @@ pub struct Player {
 impl std::fmt::Debug for Player {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Player")
-            .field("solution", &self.solution.as_ref().map(SolvedGame::len))
-            .field("tables", &self.tables.as_ref().map(Tablebase::dir))
+            .field("solution", &self.solution.as_deref().map(SolvedGame::len))
+            .field("tables", &self.tables.as_deref().map(Tablebase::dir))
             .field("opts", &self.opts)
             .finish()
     }
@@ -128,8 +132,19 @@ impl Player {
         tables: Option<Tablebase>,
         opts: PlayerOptions,
     ) -> Player {
+        Player::shared(solution.map(Arc::new), tables.map(Arc::new), opts)
+    }
+
+    /// A player over a solution and tables shared with others (a server's
+    /// requests): what its own searches prove stays its own.
+    pub fn shared(
+        solution: Option<Arc<SolvedGame>>,
+        tables: Option<Arc<Tablebase>>,
+        opts: PlayerOptions,
+    ) -> Player {
         Player {
             solution,
+            found: None,
             tables,
             opts,
             table_stones: FxHashMap::default(),
@@ -147,12 +162,35 @@ impl Player {
 
     /// The solution played from.
     pub fn solution(&self) -> Option<&SolvedGame> {
-        self.solution.as_ref()
+        self.solution.as_deref()
     }
 
     /// The tables played from.
     pub fn tables(&self) -> Option<&Tablebase> {
-        self.tables.as_ref()
+        self.tables.as_deref()
+    }
+
+    /// The proofs in the order they are looked up: this player's searches', then
+    /// the solution's.
+    fn proofs(&self) -> impl Iterator<Item = &SolvedGame> {
+        self.found.iter().chain(self.solution.as_deref())
+    }
+
+    /// What the proofs establish at `pos`: each side's claim from the first proof
+    /// set that holds one.
+    fn proved_at(&self, pos: &Position) -> Option<Claims> {
+        let mut out: Option<Claims> = None;
+        for s in self.proofs() {
+            let Some(p) = s.proved(pos) else { continue };
+            let o = out.get_or_insert_with(|| p.clone());
+            if o.white.is_none() {
+                (o.white, o.white_source) = (p.white, p.white_source);
+            }
+            if o.black.is_none() {
+                (o.black, o.black_source) = (p.black, p.black_source);
+            }
+        }
+        out
     }
 
     /// The table directory, for the search's tables.
@@ -220,9 +258,7 @@ impl Player {
             return Ok(Known::Unknown);
         }
         Ok(self
-            .solution
-            .as_ref()
-            .and_then(|s| s.proved(pos))
+            .proved_at(pos)
             .map_or(Known::Unknown, |p| Known::Proved(p.under(rules))))
     }
 
@@ -315,10 +351,12 @@ impl Player {
 
     /// The move a proof for the side to move plays at `pos`, if it is legal here.
     fn proof_move(&self, pos: &Position, rules: Rules) -> Option<(Move, String)> {
-        let s = self.solution.as_ref()?;
         if rules.active_vela(pos.board()).is_some() {
             return None;
         }
+        let s = self
+            .proofs()
+            .find(|s| s.move_for(pos, pos.turn()).is_some())?;
         let text = s.move_for(pos, pos.turn())?;
         let mv = rules.parse_move(pos, text).ok()?;
         let (_, name) = s.claim(pos, pos.turn())?;
@@ -414,7 +452,7 @@ impl Player {
             crate::certificate::Proves::Lemma(_, c) => c,
             crate::certificate::Proves::Value(_) => return Ok(None),
         };
-        self.solution
+        self.found
             .get_or_insert_with(|| SolvedGame::empty(*pos, k as u8))
             .add_search(&cert);
         Ok(Some(claim))

@@ -56,6 +56,9 @@ pub struct MoveLine {
     proved_before: String,
     /// What is proved after it (`unknown` too once the game is over).
     proved_after: String,
+    /// The value for the mover before the move where the tables or the proofs fix
+    /// it (`win`, `draw`, `loss`), else null.
+    proved_value: Option<&'static str>,
     /// Whether the move kept what was proved for its mover: `kept`, `thrown`, or
     /// `unknown` (the search did not decide); null where nothing was proved.
     verdict: Option<&'static str>,
@@ -86,6 +89,7 @@ impl MoveLine {
                     proved_text(&j.after)
                 }
             }),
+            proved_value: j.and_then(|j| j.before.value(m.mover)).map(Wdl::name),
             verdict: j.and_then(|j| j.verdict).map(Verdict::name),
         }
     }

@@ -296,3 +296,85 @@ impl GameReport {
         }
     }
 }
+
+/// A move of `/api/play`'s list: the move and the position it leads to.
+#[derive(Serialize)]
+pub struct PlayMove {
+    #[serde(rename = "move")]
+    notation: String,
+    result: String,
+}
+
+/// What `/api/play` answers: the game after the engine's move (if it had one to
+/// make), the move and why, what is proved about the position now, and its moves.
+#[derive(Serialize)]
+pub struct PlayReport {
+    /// The engine's move, if it moved.
+    engine_move: Option<String>,
+    /// Why: `proof`, `table`, `win`, `search`, `unproved`.
+    engine_source: Option<&'static str>,
+    /// Every move of the game, the engine's included.
+    moves: Vec<String>,
+    /// What is proved about the position now, for the side to move as the engine
+    /// protocol's value line gives it (`draw`, `notlose`, `win`, `unknown`, ...).
+    value: &'static str,
+    /// The same in words: `draw (proof)`, `win in 12 (tables)`, `unknown`.
+    proved: String,
+    legal: Vec<PlayMove>,
+    #[serde(flatten)]
+    game: GameReport,
+}
+
+impl PlayReport {
+    pub fn new(
+        mut game: Game,
+        engine: Option<Color>,
+        player: &mut fanotb::Player,
+    ) -> Result<PlayReport> {
+        let (mut engine_move, mut engine_source) = (None, None);
+        if game.end().is_none() && engine == Some(game.position().turn()) {
+            let c = player.choose(game.position(), game.rules())?;
+            engine_move = Some(c.mv.notation(game.position().board()));
+            engine_source = Some(c.source.name());
+            game.play(&c.mv)?;
+        }
+        let pos = *game.position();
+        let known = if game.end().is_some() {
+            Known::Unknown
+        } else {
+            player.known(&pos, game.rules())?
+        };
+        let value = fanotb::info_value(&known, pos.turn());
+        let value = ["win", "draw", "loss", "notlose", "notwin"]
+            .into_iter()
+            .find(|v| value.starts_with(&format!("info value {v}")))
+            .unwrap_or("unknown");
+        let legal = game
+            .legal_moves()
+            .iter()
+            .map(|m| PlayMove {
+                notation: m.notation(pos.board()),
+                result: pos.apply(m).to_string(),
+            })
+            .collect();
+        let mut p = *game.start();
+        let moves = game
+            .moves()
+            .iter()
+            .map(|m| {
+                let n = m.notation(p.board());
+                p = p.apply(m);
+                n
+            })
+            .collect();
+        Ok(PlayReport {
+            engine_move,
+            engine_source,
+            moves,
+            value,
+            proved: known.to_string(),
+            legal,
+            game: GameReport::new(&game),
+        })
+    }
+}

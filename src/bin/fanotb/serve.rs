@@ -56,6 +56,11 @@ pub struct ServeArgs {
     /// in flight get as long to finish. Example: 30.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
+    /// The proof the player and the analysis read: `builtin` (the tsivy draw proof
+    /// built into fanotb), `none`, or a certificate file whose lemmas are in its
+    /// directory.
+    #[arg(long, default_value = "builtin")]
+    pub solution: String,
     #[command(flatten)]
     pub tables: TablesArg,
 }
@@ -71,12 +76,40 @@ const MAX_READ_BUFFER: usize = 16 << 10;
 /// a connection refused at the cap.
 const SPARE_FILES: u64 = 64;
 
-type Shared = Arc<Tablebase>;
+/// What every request reads: the tables, and the solution the player plays from.
+pub struct Served {
+    tb: Arc<Tablebase>,
+    solution: Option<Arc<fanotb::SolvedGame>>,
+}
+
+impl std::ops::Deref for Served {
+    type Target = Tablebase;
+    fn deref(&self) -> &Tablebase {
+        &self.tb
+    }
+}
+
+impl Served {
+    /// A player for one request: the shared tables and proofs, and no search (a
+    /// request stays short; `fanotb analyse` and `fanotb engine` search).
+    fn player(&self) -> fanotb::Player {
+        let mut opts = fanotb::PlayerOptions::default();
+        opts.search_nodes = 0;
+        fanotb::Player::shared(self.solution.clone(), Some(self.tb.clone()), opts)
+    }
+}
+
+type Shared = Arc<Served>;
 
 /// Runs the server until Ctrl-C (or SIGTERM), then lets requests in flight finish
 /// for at most `--timeout` seconds.
 pub fn serve(a: ServeArgs) -> Result<()> {
-    let tb = Arc::new(Tablebase::open(&a.tables.dir)?);
+    let tb = Arc::new(Served {
+        tb: Arc::new(Tablebase::open(&a.tables.dir)?),
+        solution: fanotb::SolutionSource::parse(&a.solution)
+            .load()?
+            .map(Arc::new),
+    });
     let threads = match a.threads {
         0 => std::thread::available_parallelism().map_or(2, usize::from),
         n => n,
@@ -241,6 +274,7 @@ pub fn router(tb: Shared, timeout: Duration) -> Router {
         .route("/api/probe", get(probe_handler))
         .route("/api/line", get(line_handler))
         .route("/api/game", get(game_handler))
+        .route("/api/play", get(play_handler))
         .route("/api/tables", get(tables_handler))
         .route("/charts/depths.svg", get(depths_chart_handler))
         .route("/charts/shares.svg", get(shares_chart_handler))
@@ -249,6 +283,9 @@ pub fn router(tb: Shared, timeout: Duration) -> Router {
         .route("/style.css", get(|| asset("style.css")))
         .route("/analyse", get(|| asset("analyse.html")))
         .route("/analyse.js", get(|| asset("analyse.js")))
+        .route("/play", get(|| asset("play.html")))
+        .route("/play.js", get(|| asset("play.js")))
+        .route("/draw.js", get(|| asset("draw.js")))
         .layer(RequestBodyLimitLayer::new(MAX_BODY))
         .merge(records)
         .fallback(|uri: Uri| async move {
@@ -295,6 +332,15 @@ async fn asset(name: &str) -> Response {
         "analyse.html" => (include_str!("web/analyse.html"), "text/html; charset=utf-8"),
         "analyse.js" => (
             include_str!("web/analyse.js"),
+            "text/javascript; charset=utf-8",
+        ),
+        "play.html" => (include_str!("web/play.html"), "text/html; charset=utf-8"),
+        "play.js" => (
+            include_str!("web/play.js"),
+            "text/javascript; charset=utf-8",
+        ),
+        "draw.js" => (
+            include_str!("web/draw.js"),
             "text/javascript; charset=utf-8",
         ),
         _ => (include_str!("web/style.css"), "text/css; charset=utf-8"),
@@ -373,6 +419,40 @@ async fn game_handler(RawQuery(q): RawQuery) -> Answer<game::GameReport> {
     Ok(axum::Json(game::GameReport::new(&q.game)))
 }
 
+/// `?start=TEXT&moves=M1+M2...&engine=white|black`: the game replayed, then the
+/// player's move if it is the engine's side to move; what is proved now, and the
+/// legal moves.
+async fn play_handler(
+    State(served): State<Shared>,
+    RawQuery(q): RawQuery,
+) -> Answer<game::PlayReport> {
+    let (engine, rest) = split_engine(&q.unwrap_or_default());
+    let engine = match engine.as_deref() {
+        None | Some("") => None,
+        Some("white") => Some(fanotb::Color::White),
+        Some("black") => Some(fanotb::Color::Black),
+        Some(other) => return Err(bad_request(format!("engine {other:?}: white or black"))),
+    };
+    let q = GameQuery::parse(&rest).map_err(|e| bad_request(e.to_string()))?;
+    let report =
+        blocking(move || game::PlayReport::new(q.game, engine, &mut served.player())).await?;
+    Ok(axum::Json(report))
+}
+
+/// The query without its `engine` field, and that field.
+fn split_engine(raw: &str) -> (Option<String>, String) {
+    let mut engine = None;
+    let mut rest = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in form_urlencoded::parse(raw.as_bytes()) {
+        if k == "engine" {
+            engine = Some(v.into_owned());
+        } else {
+            rest.append_pair(&k, &v);
+        }
+    }
+    (engine, rest.finish())
+}
+
 /// A record in the body: its analysis, as `analyse --json` prints it. At most
 /// `MAX_ANALYSED_PLIES` plies, and at most one analysis a core at once: a request
 /// timed out (503) still holds its place until its work ends, so clients that
@@ -396,9 +476,10 @@ async fn analyse_handler(State(tb): State<Shared>, body: String) -> Answer<analy
     };
     let report = blocking(move || {
         let _place = place;
+        let judged = tb.player().analyse(&record)?;
         Ok(analyse::AnalyseReport::new(
             &fanotb::analyse(&tb, &record)?,
-            None,
+            Some(&judged),
         ))
     })
     .await?;

@@ -1,6 +1,6 @@
 // The analysis page: posts a pasted record to /api/analyse and shows every move's
-// value before and after for its mover, the mistakes with the best move, and the
-// value for White along the game as a chart.
+// value before and after for its mover, what the tables or the proofs prove, the
+// mistakes with the best move, and the value for White along the game as a chart.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
@@ -22,7 +22,8 @@ function valueText(v, depth) {
 function whiteValues(moves) {
   const score = { win: 1, draw: 0, loss: -1 };
   const white = (m, v) => (v == null ? null : (m.mover === 'white' ? 1 : -1) * score[v]);
-  const out = moves.map((m) => white(m, m.before));
+  // The tables' value, else the value the proofs fix.
+  const out = moves.map((m) => white(m, m.before ?? m.proved_value));
   if (moves.length) out.push(white(moves[moves.length - 1], moves[moves.length - 1].after));
   return out;
 }
@@ -71,14 +72,17 @@ function show(a) {
   const end = a.end ? END[a.end] : 'the game did not end by the rules';
   $('summary').textContent =
     `result ${a.result}; ${end}; ${mistakes.length} mistake${mistakes.length === 1 ? '' : 's'}, ` +
-    `${a.moves.filter((m) => m.slow).length} slow wins`;
+    `${a.moves.filter((m) => m.slow).length} slow wins; ` +
+    `${a.proved} of ${a.moves.length} positions proved, ${a.thrown} thrown away`;
   const t = $('plies');
-  t.innerHTML = '<tr><th>ply</th><th>move</th><th>before</th><th>after</th><th>note</th></tr>';
+  t.innerHTML = '<tr><th>ply</th><th>move</th><th>before</th><th>after</th><th>proved</th><th>note</th></tr>';
   for (const m of a.moves) {
     const tr = document.createElement('tr');
     if (m.mistake) tr.className = 'mistake';
-    const note = m.mistake ? `${m.mistake}, best ${m.best}` : m.slow ? `slow win, best ${m.best}` : '';
-    for (const v of [m.ply, m.move, valueText(m.before, m.before_depth), valueText(m.after), note]) {
+    let note = m.mistake ? `${m.mistake}, best ${m.best}` : m.slow ? `slow win, best ${m.best}` : '';
+    if (m.verdict === 'thrown' && !m.mistake) note = `throws it away: ${m.proved_after}`;
+    if (m.verdict === 'thrown') tr.className = 'mistake';
+    for (const v of [m.ply, m.move, valueText(m.before, m.before_depth), valueText(m.after), m.proved_before, note]) {
       const td = document.createElement('td');
       td.textContent = v;
       tr.appendChild(td);
