@@ -2,7 +2,9 @@
 
 Positions and moves (`Position`, `perft`), the tables' answers under the plain rules
 or a no-capture limit (`Tablebase`), table generation (`generate`), proofs of a
-position's value and their checker (`prove`, `check_proof`). The work is done by the
+position's value and their checker (`prove`, `check_proof`), and the solved game
+(`Solution`: what is proved about a position, fanotb's move, a game analysed from
+its first move). The work is done by the
 Rust library fanotb; long calls release the GIL.
 
 >>> import fanotb
@@ -18,6 +20,7 @@ from fanotb._fanotb import (
     MoveInfo,
     Position,
     Probe,
+    Solution,
     Tablebase,
     TableStats,
     check_proof,
@@ -34,6 +37,7 @@ __all__ = [
     "MoveInfo",
     "Position",
     "Probe",
+    "Solution",
     "Tablebase",
     "TableStats",
     "check_proof",

@@ -80,6 +80,23 @@ class TableStats:
     bytes: int
     path: Path
 
+class Solution:
+    """The solved game: a proof (the built-in tsivy draw proof by default), tables,
+    and a bounded search for wins."""
+    def __init__(
+        self,
+        path: StrPath | None = None,
+        tables: StrPath | None = None,
+        search_nodes: int = 20000,
+    ) -> None: ...
+    def known(
+        self, position: PositionLike, limit: int | None = None, counter: int | None = None
+    ) -> dict[str, str]: ...
+    def best_move(
+        self, position: PositionLike, limit: int | None = None, counter: int | None = None
+    ) -> dict[str, str] | None: ...
+    def analyse(self, record: str) -> list[dict[str, object]]: ...
+
 class Tablebase:
     """The tables in a directory, opened lazily."""
     def __init__(self, path: StrPath) -> None: ...

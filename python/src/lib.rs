@@ -490,6 +490,147 @@ impl Tablebase {
     }
 }
 
+/// The solved game: a proof (by default the tsivy draw proof built into fanotb,
+/// else a certificate file whose lemmas are in its directory), the tables of
+/// `tables` if given, and a bounded search of `search_nodes` for wins. It says what
+/// is proved about a position, plays the move fanotb's engine plays, and analyses
+/// a game from its first move, with the answers of `fanotb engine` and
+/// `fanotb analyse --json`.
+#[pyclass(frozen, module = "fanotb")]
+struct Solution {
+    player: std::sync::Mutex<fanotb::Player>,
+    name: String,
+}
+
+impl Solution {
+    fn player(&self) -> std::sync::MutexGuard<'_, fanotb::Player> {
+        // A panic cannot leave the player half-changed: a poisoned lock is taken.
+        self.player.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// `{"value": ..., "text": ..., "source": ...}`: what is known, as the engine's
+/// value line gives it (`win`, `draw`, `loss`, `notlose`, `notwin`, `unknown`),
+/// in words, and from where (`table`, `proof`, `none`).
+fn known_dict<'py>(
+    py: Python<'py>,
+    known: &fanotb::Known,
+    turn: Color,
+) -> PyResult<Bound<'py, PyDict>> {
+    let line = fanotb::info_value(known, turn);
+    let value = line
+        .strip_prefix("info value ")
+        .and_then(|v| v.split(' ').next())
+        .unwrap_or("unknown")
+        .to_string();
+    let d = PyDict::new(py);
+    d.set_item("value", value)?;
+    d.set_item("text", known.to_string())?;
+    d.set_item("source", known.source_name())?;
+    Ok(d)
+}
+
+#[pymethods]
+impl Solution {
+    #[new]
+    #[pyo3(signature = (path=None, tables=None, search_nodes=20000))]
+    fn new(
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        tables: Option<PathBuf>,
+        search_nodes: u64,
+    ) -> PyResult<Solution> {
+        let source = match &path {
+            Some(p) => fanotb::SolutionSource::File(p.clone()),
+            None => fanotb::SolutionSource::BuiltIn,
+        };
+        let name = path.map_or("builtin".into(), |p| p.display().to_string());
+        let solution = py.detach(|| source.load()).map_err(error)?;
+        let tables = tables.map(Tb::open).transpose().map_err(probe_error)?;
+        let mut opts = fanotb::PlayerOptions::default();
+        opts.search_nodes = search_nodes;
+        Ok(Solution {
+            player: std::sync::Mutex::new(fanotb::Player::new(solution, tables, opts)),
+            name,
+        })
+    }
+
+    /// What is proved about the position: a dict of `value` (for the side to move),
+    /// `text` and `source`.
+    #[pyo3(signature = (position, limit=None, counter=None))]
+    fn known<'py>(
+        &self,
+        py: Python<'py>,
+        position: PositionArg<'_>,
+        limit: Option<u64>,
+        counter: Option<u32>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let pos = position.get()?;
+        let rules = rules(&pos, (limit, counter, None, None))?;
+        let known = py
+            .detach(|| self.player().known(&pos, rules))
+            .map_err(probe_error)?;
+        known_dict(py, &known, pos.turn())
+    }
+
+    /// The move fanotb plays in the position, as a dict of `move` and `source`
+    /// (`proof`, `table`, `win`, `search`, `unproved`); None when the game is over.
+    #[pyo3(signature = (position, limit=None, counter=None))]
+    fn best_move<'py>(
+        &self,
+        py: Python<'py>,
+        position: PositionArg<'_>,
+        limit: Option<u64>,
+        counter: Option<u32>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let pos = position.get()?;
+        let rules = rules(&pos, (limit, counter, None, None))?;
+        let choice = match py.detach(|| self.player().choose(&pos, rules)) {
+            Ok(c) => c,
+            Err(fanotb::PlayerError::NoMove) => return Ok(None),
+            Err(e) => return Err(error(e)),
+        };
+        let d = PyDict::new(py);
+        d.set_item("move", choice.mv.notation(pos.board()))?;
+        d.set_item("source", choice.source.name())?;
+        Ok(Some(d))
+    }
+
+    /// A game record's every move judged by what is proved, from the first move: a
+    /// list of dicts of `ply`, `move`, `proved_before`, `proved_after` and `verdict`
+    /// (`kept`, `thrown`, `unknown`, or None where nothing was proved), as
+    /// `fanotb analyse --json` gives them.
+    fn analyse<'py>(&self, py: Python<'py>, record: &str) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let record: fanotb::Record = record.parse().map_err(error)?;
+        let game = record.replay().map_err(error)?;
+        let judged = py
+            .detach(|| self.player().analyse(&record))
+            .map_err(error)?;
+        let mut pos = *game.start();
+        let mut out = Vec::new();
+        for (i, (mv, j)) in game.moves().iter().zip(&judged).enumerate() {
+            let d = PyDict::new(py);
+            d.set_item("ply", i + 1)?;
+            d.set_item("move", mv.notation(pos.board()))?;
+            d.set_item("proved_before", j.before.to_string())?;
+            let after = if j.over {
+                "game over".to_string()
+            } else {
+                j.after.to_string()
+            };
+            d.set_item("proved_after", after)?;
+            d.set_item("verdict", j.verdict.map(fanotb::Verdict::name))?;
+            out.push(d);
+            pos = pos.apply(mv);
+        }
+        Ok(out)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Solution({:?})", self.name)
+    }
+}
+
 fn board(name: &str) -> PyResult<&'static Board> {
     Board::by_name(name).map_err(error)
 }
@@ -714,6 +855,7 @@ fn _fanotb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Probe>()?;
     m.add_class::<MoveInfo>()?;
     m.add_class::<TableStats>()?;
+    m.add_class::<Solution>()?;
     m.add_function(wrap_pyfunction!(perft, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(prove, m)?)?;

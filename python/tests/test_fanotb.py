@@ -225,3 +225,57 @@ def test_prove_with_lemmas_and_check_the_composition(tmp_path):
     assert (report["value"], report["lemmas"]) == ("win", proved["lemmas_used"])
     lemma = fanotb.check_proof(first["lemmas_written"][0], tmp_path, lemmas=lemmas)
     assert lemma["value"] is None and lemma["lemma"][0] in ("white", "black")
+
+
+def engine(*commands, tables=None):
+    """A `fanotb engine` session: the lines it answers."""
+    args = [CLI, "engine", "--search-nodes", "0"]
+    if tables:
+        args += ["--dir", str(tables)]
+    out = subprocess.run(
+        args, input="\n".join(commands) + "\nquit\n", check=True, capture_output=True, text=True
+    )
+    return out.stdout.splitlines()
+
+
+def test_the_solution_answers_as_the_engine_does(tables):
+    solution = fanotb.Solution(tables=tables, search_nodes=0)
+    assert repr(solution) == 'Solution("builtin")'
+    for moves in ["", "f2-e3A", "d2-e3A", "d2-e3A g4-g5W", "f2-e3A f3-f2A d3-d4A"]:
+        lines = engine(f"position startpos moves {moves}".strip(), "go", tables=tables)
+        value = next(l for l in lines if l.startswith("info value")).split()[2]
+        best = next(l for l in lines if l.startswith("bestmove")).split()[1]
+        position = fanotb.Position("start")
+        for m in moves.split():
+            position = position.play(m)
+        assert solution.known(position)["value"] == value, moves
+        assert solution.best_move(position)["move"] == best, moves
+    assert solution.known("start") == {"value": "draw", "text": "draw (proof)", "source": "proof"}
+    assert solution.best_move("9/9/9/9/8W b") is None
+
+
+def test_a_game_is_analysed_from_its_first_move_as_the_command_line_does(tables, tmp_path):
+    # Five plies: the proof's first two, then each side's first legal move.
+    position, plies = fanotb.Position("start"), ["f2-e3A", "f3-f2A"]
+    for m in plies:
+        position = position.play(m)
+    for _ in range(3):
+        move, position = position.moves()[0]
+        plies.append(move)
+    record = '[Board "9x5"]\n\n1. {} {} 2. {} {} 3. {} *\n'.format(*plies)
+    solution = fanotb.Solution(tables=tables, search_nodes=0)
+    ours = solution.analyse(record)
+    path = tmp_path / "game.fanrec"
+    path.write_text(record)
+    theirs = cli("analyse", str(path), "--dir", str(tables), "--search-nodes", "0", "--json")
+    keys = ["ply", "move", "proved_before", "proved_after", "verdict"]
+    assert [{k: m[k] for k in keys} for m in theirs["moves"]] == ours
+    assert ours[0] == {
+        "ply": 1,
+        "move": "f2-e3A",
+        "proved_before": "draw (proof)",
+        "proved_after": "draw (proof)",
+        "verdict": "kept",
+    }
+    with pytest.raises(fanotb.FanotbError):
+        solution.analyse("1. a1-a9 *")
