@@ -18,15 +18,25 @@ use crate::rules::position::{Color, Position};
 /// The format version of a proof written as its moves.
 pub(crate) const COMPACT: u32 = 4;
 
-/// The legal moves of `p` with their notation, sorted by notation.
-fn sorted_moves(p: &Position) -> Vec<(String, Move)> {
-    let mut moves: Vec<(String, Move)> = p
-        .legal_moves()
+/// The legal moves of `p`, sorted by notation; `text` is left holding their
+/// notations one after the other (one buffer for all, not a string a move: a walk
+/// sorts the moves of millions of positions).
+fn sorted_moves(p: &Position, text: &mut String) -> Vec<Move> {
+    let moves = p.legal_moves();
+    text.clear();
+    let mut spans = Vec::with_capacity(moves.len());
+    for m in &moves {
+        let start = text.len();
+        m.push_notation(p.board(), text);
+        spans.push((start, text.len()));
+    }
+    let mut order: Vec<usize> = (0..moves.len()).collect();
+    order.sort_by(|&i, &j| text[spans[i].0..spans[i].1].cmp(&text[spans[j].0..spans[j].1]));
+    let mut slots: Vec<Option<Move>> = moves.into_iter().map(Some).collect();
+    order
         .into_iter()
-        .map(|m| (m.notation(p.board()), m))
-        .collect();
-    moves.sort_by(|a, b| a.0.cmp(&b.0));
-    moves
+        .map(|i| slots[i].take().expect("each index once"))
+        .collect()
 }
 
 /// The positions where a walk ends without the proof set: as the checker tests a
@@ -63,22 +73,23 @@ fn walk(
     root: &Position,
     side: Color,
     ends: &Ends,
-    mut choose: impl FnMut(&Position, &[(String, Move)]) -> Result<usize, String>,
-    mut visit: impl FnMut(&Position, Option<&str>) -> Result<(), String>,
+    mut choose: impl FnMut(&Position, &[Move]) -> Result<usize, String>,
+    mut visit: impl FnMut(&Position, Option<&Move>) -> Result<(), String>,
 ) -> Result<(), String> {
     let mut seen: FxHashSet<(u64, u64)> = FxHashSet::default();
     let mut stack = vec![*root];
+    let mut text = String::new();
     while let Some(p) = stack.pop() {
         if !seen.insert(position_key(&p)) {
             continue;
         }
-        let moves = sorted_moves(&p);
+        let moves = sorted_moves(&p, &mut text);
         if p.turn() == side {
             let i = choose(&p, &moves)?;
-            let (text, m) = moves
+            let m = moves
                 .get(i)
                 .ok_or_else(|| format!("{p}: move number {i} of {}", moves.len()))?;
-            visit(&p, Some(text))?;
+            visit(&p, Some(m))?;
             let to = p.apply(m);
             if !ends.ends(&to) {
                 stack.push(to);
@@ -86,7 +97,7 @@ fn walk(
         } else {
             visit(&p, None)?;
             // Reversed onto the stack, so the first reply is walked first.
-            for (_, m) in moves.iter().rev() {
+            for m in moves.iter().rev() {
                 let to = p.apply(m);
                 if !ends.ends(&to) {
                     stack.push(to);
@@ -140,7 +151,7 @@ pub(super) fn encode_part(cert: &Certificate, part: &Part) -> Option<Vec<u8>> {
                 .ok_or_else(String::new)?;
             let i = moves
                 .iter()
-                .position(|(t, _)| t == mv)
+                .position(|m| m.notation(p.board()) == mv)
                 .ok_or_else(String::new)?;
             indices.push(i as u64);
             Ok(i)
@@ -148,7 +159,7 @@ pub(super) fn encode_part(cert: &Certificate, part: &Part) -> Option<Vec<u8>> {
         |p, mv| {
             reached += 1;
             match by_key.get(&position_key(p)) {
-                Some(e) if e.mv.as_deref() == mv => Ok(()),
+                Some(e) if e.mv == mv.map(|m| m.notation(p.board())) => Ok(()),
                 _ => Err(String::new()),
             }
         },
@@ -195,7 +206,7 @@ pub(super) fn decode_part(
         |p, mv| {
             entries.push(Entry {
                 position: *p,
-                mv: mv.map(str::to_string),
+                mv: mv.map(|m| m.notation(p.board())),
             });
             Ok(())
         },

@@ -62,15 +62,20 @@ impl Move {
     /// Notation: points joined by `-`, `A`/`W` after each capturing step.
     pub fn notation(&self, board: &Board) -> String {
         let mut s = String::with_capacity(2 + 4 * self.steps.len());
-        board.push_point_name(&mut s, self.from);
+        self.push_notation(board, &mut s);
+        s
+    }
+
+    /// Appends the notation to `s`.
+    pub(crate) fn push_notation(&self, board: &Board, s: &mut String) {
+        board.push_point_name(s, self.from);
         for st in &self.steps {
             s.push('-');
-            board.push_point_name(&mut s, st.to);
+            board.push_point_name(s, st.to);
             if let Some(c) = st.capture {
                 s.push(c.letter());
             }
         }
-        s
     }
 }
 

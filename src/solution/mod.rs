@@ -71,6 +71,17 @@ struct Fact {
 
 const NO_MOVE: u32 = u32::MAX;
 
+/// Which of two facts of a position and side is kept: a win before "does not
+/// lose", a fact with a move before one without, then the root's before a lemma's,
+/// lemmas by checksum; a search's replaces any. The order the lemmas are read in
+/// (threads) never decides which move is played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Order {
+    Root,
+    Lemma(u64),
+    Search,
+}
+
 /// The facts of one position: White's and Black's.
 #[derive(Clone, Copy, Debug, Default)]
 struct Facts {
@@ -129,6 +140,8 @@ pub struct SolvedGame {
     move_ids: FxHashMap<Box<str>, u32>,
     /// The certificate file and each lemma's name.
     sources: Vec<String>,
+    /// Each source's place in the order facts are preferred in.
+    orders: Vec<Order>,
 }
 
 impl SolvedGame {
@@ -191,26 +204,35 @@ impl SolvedGame {
             moves: Vec::new(),
             move_ids: FxHashMap::default(),
             sources: Vec::new(),
+            orders: Vec::new(),
         };
         let mut seen = rustc_hash::FxHashSet::default();
         let mut pending = s.add_new_refs(&root, &name, &mut seen);
-        s.add(&root, name, false);
+        s.add(&root, name, Order::Root);
         // Level by level, each level read in pack order: a segment is decompressed
-        // once a level, not once a lemma.
+        // once a level, not once a lemma. The lemmas of a level are read on the
+        // thread pool while this thread adds those read so far.
         while !pending.is_empty() {
             if let Some(store) = &store {
                 pending.sort_by_key(|(l, _)| store.place(l.checksum).unwrap_or((usize::MAX, 0)));
             }
-            let read: Vec<Result<(Certificate, String), SolutionError>> = pending
-                .par_iter()
-                .map(|(l, by)| read_lemma(store.as_ref(), l, by, dir, s.board))
-                .collect();
             let mut next = Vec::new();
-            for r in read {
-                let (lemma, found) = r?;
-                next.extend(s.add_new_refs(&lemma, &found, &mut seen));
-                s.add(&lemma, found, false);
-            }
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (store, board, level) = (store.as_ref(), s.board, &pending);
+            std::thread::scope(|scope| -> Result<(), SolutionError> {
+                scope.spawn(move || {
+                    level.par_iter().for_each_with(tx, |tx, (l, by)| {
+                        // A send fails only once an error has ended the reading.
+                        let _ = tx.send(read_lemma(store, l, by, dir, board));
+                    });
+                });
+                for read in rx {
+                    let (lemma, found, checksum) = read?;
+                    next.extend(s.add_new_refs(&lemma, &found, &mut seen));
+                    s.add(&lemma, found, Order::Lemma(checksum));
+                }
+                Ok(())
+            })?;
             pending = next;
         }
         Ok(s)
@@ -243,6 +265,7 @@ impl SolvedGame {
             moves: Vec::new(),
             move_ids: FxHashMap::default(),
             sources: Vec::new(),
+            orders: Vec::new(),
         }
     }
 
@@ -250,15 +273,15 @@ impl SolvedGame {
     /// so that play from here follows this one proof, which has no cycle.
     pub(crate) fn add_search(&mut self, cert: &Certificate) {
         let name = format!("a search's proof at {}", cert.root);
-        self.add(cert, name, true);
+        self.add(cert, name, Order::Search);
     }
 
-    /// Adds the proofs of `cert`, named `name`: a win found later replaces a "does
-    /// not lose" (it says more, and its move makes progress), never the reverse;
-    /// with `replace`, its facts replace any kept.
-    fn add(&mut self, cert: &Certificate, name: String, replace: bool) {
+    /// Adds the proofs of `cert`, named `name`, keeping at each position and side
+    /// the fact that comes first in `Order`'s rule.
+    fn add(&mut self, cert: &Certificate, name: String, order: Order) {
         let source = self.sources.len() as u32;
         self.sources.push(name);
+        self.orders.push(order);
         for part in &cert.parts {
             for e in &part.entries {
                 let mv = match &e.mv {
@@ -278,21 +301,28 @@ impl SolvedGame {
                     mv,
                     source,
                 };
+                let orders = &self.orders;
                 let slot = self
                     .facts
                     .entry(position_key(&e.position))
                     .or_default()
                     .of(part.side);
-                match slot {
-                    Some(_) if replace => *slot = Some(fact),
-                    Some(old) if old.claim == Claim::Win || fact.claim == Claim::NotLose => {
-                        // Keep the first move of equal claims, but take a move
-                        // where the kept fact has none.
-                        if old.mv == NO_MOVE && old.claim == fact.claim {
-                            old.mv = mv;
-                        }
+                let better = match slot {
+                    None => true,
+                    Some(_) if order == Order::Search => true,
+                    Some(old) => {
+                        let rank = |f: &Fact| {
+                            (
+                                f.claim != Claim::Win,
+                                f.mv == NO_MOVE,
+                                orders[f.source as usize],
+                            )
+                        };
+                        rank(&fact) < rank(old)
                     }
-                    _ => *slot = Some(fact),
+                };
+                if better {
+                    *slot = Some(fact);
                 }
             }
         }
@@ -382,7 +412,7 @@ fn read_lemma(
     by: &str,
     dir: &Path,
     board: &'static Board,
-) -> Result<(Certificate, String), SolutionError> {
+) -> Result<(Certificate, String, u64), SolutionError> {
     let found = store.map(|d| d.read(l.checksum)).transpose()?;
     let Some((lemma, found)) = found.flatten() else {
         return Err(SolutionError::LemmaMissing {
@@ -412,5 +442,5 @@ fn read_lemma(
             reason: format!("a proof on {}", lemma.root.board().size_name()),
         });
     }
-    Ok((lemma, found))
+    Ok((lemma, found, l.checksum))
 }

@@ -183,10 +183,14 @@ impl Player {
         for s in self.proofs() {
             let Some(p) = s.proved(pos) else { continue };
             let o = out.get_or_insert_with(|| p.clone());
-            if o.white.is_none() {
+            // A win says more than "does not lose": it is kept wherever it is.
+            let better = |have: Option<Claim>, new: Option<Claim>| {
+                have.is_none() || (have == Some(Claim::NotLose) && new == Some(Claim::Win))
+            };
+            if better(o.white, p.white) {
                 (o.white, o.white_source) = (p.white, p.white_source);
             }
-            if o.black.is_none() {
+            if better(o.black, p.black) {
                 (o.black, o.black_source) = (p.black, p.black_source);
             }
         }
@@ -354,9 +358,11 @@ impl Player {
         if rules.active_vela(pos.board()).is_some() {
             return None;
         }
+        // The move of a win before one of "does not lose"; this player's first.
         let s = self
             .proofs()
-            .find(|s| s.move_for(pos, pos.turn()).is_some())?;
+            .filter(|s| s.move_for(pos, pos.turn()).is_some())
+            .min_by_key(|s| s.claim(pos, pos.turn()).map(|c| c.0 != Claim::Win))?;
         let text = s.move_for(pos, pos.turn())?;
         let mv = rules.parse_move(pos, text).ok()?;
         let (_, name) = s.claim(pos, pos.turn())?;
