@@ -309,7 +309,7 @@ impl Engine {
             ]);
         }
         let player = self.player.as_mut().expect("loaded");
-        let budget = go_nodes(words);
+        let budget = go_nodes(words, self.opts.search_nodes);
         let choice = match budget {
             Some(n) => player.with_search_nodes(n, |p| p.choose(&pos, rules)),
             None => player.choose(&pos, rules),
@@ -333,17 +333,18 @@ impl Engine {
     }
 }
 
-/// The search budget `go` asks for: `nodes N`, or `movetime MS` at 250 nodes a
-/// millisecond (the search runs about 400,000 a second on the machine the README
-/// names, so the budget stays inside the time).
-fn go_nodes(words: &[&str]) -> Option<u64> {
+/// The search budget of one `go`: `nodes N`; else under `movetime MS`, the
+/// `SearchNodes` option but at most 250 nodes a millisecond (the search runs about
+/// 400,000 a second on the machine docs/ENGINE.md names, so the budget stays
+/// inside the time); else the option's.
+fn go_nodes(words: &[&str], option: u64) -> Option<u64> {
     let arg = |name: &str| {
         words
             .windows(2)
             .find(|w| w[0] == name)
             .and_then(|w| w[1].parse::<u64>().ok())
     };
-    arg("nodes").or_else(|| arg("movetime").map(|ms| ms.saturating_mul(250)))
+    arg("nodes").or_else(|| arg("movetime").map(|ms| ms.saturating_mul(250).min(option)))
 }
 
 fn rules_of(limit: Option<Limit>) -> Rules {
