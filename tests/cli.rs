@@ -1136,3 +1136,26 @@ fn prove_tree_stopped_by_a_signal_reports_where_it_stands() {
     assert!(moves.iter().all(|m| m["proof"].is_u64()), "{report}");
     assert!(lemmas.join("tree.tsv").exists());
 }
+
+/// Outside a directory that holds `tables`, a probe says how to name the table
+/// directory, and how to build one.
+#[test]
+fn a_missing_table_directory_names_the_flag_and_the_variable() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = fanotb()
+        .current_dir(empty.path())
+        .env_remove("FANOTB_TABLES")
+        .args(["probe", "9/9/B8/9/3WW3B w"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tables is not a directory: name the table directory with --dir DIR or the FANOTB_TABLES variable"),
+        "{err}"
+    );
+    assert!(
+        err.contains("fanotb generate --max-stones 4 --dir tables"),
+        "{err}"
+    );
+}

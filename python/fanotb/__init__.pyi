@@ -80,6 +80,8 @@ class TableStats:
     bytes: int
     path: Path
 
+__version__: str
+
 class Solution:
     """The solved game: a proof (the built-in tsivy draw proof by default), tables,
     and a bounded search for wins."""

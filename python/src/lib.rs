@@ -54,6 +54,17 @@ fn error(e: impl std::fmt::Display) -> PyErr {
     FanotbError::new_err(e.to_string())
 }
 
+/// A string as Python writes it in a repr (fanotb's texts hold no quote or
+/// backslash).
+fn py_str(s: &str) -> String {
+    format!("'{s}'")
+}
+
+/// An optional number as Python writes it: the number, or None.
+fn py_opt(n: Option<u32>) -> String {
+    n.map_or("None".into(), |n| n.to_string())
+}
+
 fn side_name(c: Color) -> &'static str {
     match c {
         Color::White => "white",
@@ -144,8 +155,11 @@ impl Position {
 
 /// Leaf nodes of the move tree `depth` plies deep from `position`.
 #[pyfunction]
-fn perft(py: Python<'_>, position: PositionArg<'_>, depth: u32) -> PyResult<u64> {
+fn perft(py: Python<'_>, position: PositionArg<'_>, depth: i64) -> PyResult<u64> {
     let pos = position.get()?;
+    let depth = u32::try_from(depth).map_err(|_| {
+        pyo3::exceptions::PyValueError::new_err(format!("depth {depth}: 0 or more plies"))
+    })?;
     Ok(py.detach(|| fanotb::perft(&pos, depth)))
 }
 
@@ -202,8 +216,10 @@ impl MoveInfo {
 
     fn __repr__(&self) -> String {
         format!(
-            "MoveInfo(move={:?}, value={:?}, depth={:?})",
-            self.r#move, self.value, self.depth
+            "MoveInfo(move={}, value={}, depth={})",
+            py_str(&self.r#move),
+            py_str(&self.value),
+            py_opt(self.depth)
         )
     }
 }
@@ -270,9 +286,13 @@ impl Probe {
     }
 
     fn __repr__(&self) -> String {
+        let best: Vec<String> = self.best.iter().map(|b| py_str(b)).collect();
         format!(
-            "Probe(position={:?}, value={:?}, depth={:?}, best={:?})",
-            self.position, self.value, self.depth, self.best
+            "Probe(position={}, value={}, depth={}, best=[{}])",
+            py_str(&self.position),
+            py_str(&self.value),
+            py_opt(self.depth),
+            best.join(", ")
         )
     }
 }
@@ -850,6 +870,7 @@ fn _fanotb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("MissingTableError", py.get_type::<MissingTableError>())?;
     m.add("DamagedTableError", py.get_type::<DamagedTableError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Position>()?;
     m.add_class::<Tablebase>()?;
     m.add_class::<Probe>()?;

@@ -279,3 +279,16 @@ def test_a_game_is_analysed_from_its_first_move_as_the_command_line_does(tables,
     }
     with pytest.raises(fanotb.FanotbError):
         solution.analyse("1. a1-a9 *")
+
+
+def test_reprs_and_errors_read_as_python(tables):
+    tb = fanotb.Tablebase(tables)
+    probe = tb.probe("9/9/B8/9/3WW3B w")
+    assert repr(probe.moves[0]) == "MoveInfo(move='e1-f2', value='win', depth=49)"
+    assert repr(probe).startswith("Probe(position='9/9/B8/9/3WW3B w', value='win', depth=49, best=['e1-f2'")
+    drawn = tb.probe("9/9/B8/9/8W w")
+    assert "depth=None" in repr(drawn)
+    with pytest.raises(ValueError, match="0 or more plies"):
+        fanotb.perft("start", -1)
+    version = subprocess.run([CLI, "--version"], check=True, capture_output=True, text=True)
+    assert version.stdout.split() == ["fanotb", fanotb.__version__]

@@ -157,6 +157,13 @@ fn hint(e: &(dyn std::error::Error + 'static)) -> Option<String> {
     if let Some(hint) = table.and_then(TableError::build_hint) {
         return Some(hint);
     }
+    if let Some(ProbeError::NotADirectory(dir)) = e.downcast_ref::<ProbeError>() {
+        return Some(format!(
+            "name the table directory with --dir DIR or the FANOTB_TABLES variable \
+             (default ./tables), or build one there with `fanotb generate --max-stones 4 --dir {}`",
+            dir.display()
+        ));
+    }
     match e.downcast_ref::<ProveError>()? {
         ProveError::TooFewStones(_) => Some("raise --max-table-stones".into()),
         ProveError::TooManyStones { .. } => Some("lower --max-table-stones".into()),
