@@ -164,17 +164,8 @@ fn position_of(rng: &mut Rng, whole: &Tablebase, board: &'static Board, want: Wd
 }
 
 fn random(rng: &mut Rng, board: &'static Board, n: usize) -> Position {
-    let mut free: Vec<u8> = (0..board.points() as u8).collect();
     let mine = 2 + rng.below(n as u64 - 3) as usize;
-    let (mut us, mut them) = (0u64, 0u64);
-    for i in 0..n {
-        let p = free.swap_remove(rng.below(free.len() as u64) as usize);
-        if i < mine {
-            us |= 1 << p;
-        } else {
-            them |= 1 << p;
-        }
-    }
+    let (us, them) = common::random_stones(rng, board, n, mine);
     let turn = [Color::White, Color::Black][rng.below(2) as usize];
     Position::from_sides(board, us, them, turn)
 }

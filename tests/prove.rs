@@ -59,17 +59,8 @@ fn build(dir: &Path, board: &'static Board, max: usize, side: usize) {
 /// has a move.
 fn random_position(rng: &mut Rng, board: &'static Board, n: usize) -> Position {
     loop {
-        let mut free: Vec<u8> = (0..board.points() as u8).collect();
         let mine = 1 + rng.below(n as u64 - 1) as usize;
-        let (mut us, mut them) = (0u64, 0u64);
-        for i in 0..n {
-            let p = free.swap_remove(rng.below(free.len() as u64) as usize);
-            if i < mine {
-                us |= 1 << p;
-            } else {
-                them |= 1 << p;
-            }
-        }
+        let (us, them) = common::random_stones(rng, board, n, mine);
         let turn = if rng.below(2) == 0 {
             Color::White
         } else {

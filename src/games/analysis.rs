@@ -123,68 +123,83 @@ fn analyse_with(tb: Option<&Tablebase>, record: &Record) -> Result<Analysis, Ana
     let mut moves = Vec::with_capacity(game.moves().len());
     for (i, mv) in game.moves().iter().enumerate() {
         let (pos, rules) = positions[i];
-        let (next, next_rules) = positions[i + 1];
-        let Some(tb) = tb else {
-            moves.push(AnalysedMove {
-                ply: i + 1,
-                mover: pos.turn(),
-                mv: mv.clone(),
-                position: pos,
-                rules,
-                before: None,
-                after: None,
-                mistake: None,
-                slow: false,
-                best: None,
-            });
-            continue;
+        let v = match tb {
+            Some(tb) => valued(tb, positions[i], positions[i + 1], mv)?,
+            None => Valued::default(),
         };
-        let before = covered(tb.probe(&pos, rules))?;
-        // Every move's value, read where the position is won (for the slow wins)
-        // or thrown away (for the best move); it holds the played move's value too.
-        let won = before.is_some_and(|b| b.wdl() == Wdl::Win);
-        let mut values = if won {
-            covered(tb.moves(&pos, rules))?
-        } else {
-            None
-        };
-        let played = |v: &[MoveValue]| v.iter().position(|m| m.mv == *mv);
-        let after = match values
-            .as_deref()
-            .and_then(|v| Some(v[played(v)?].value.wdl()))
-        {
-            Some(a) => Some(a),
-            None if next.us() == 0 => Some(Wdl::Win),
-            None => covered(tb.value(&next, next_rules))?.map(Wdl::flipped),
-        };
-        let mistake = before.zip(after).and_then(|(b, a)| Mistake::of(b.wdl(), a));
-        if mistake.is_some() && values.is_none() {
-            values = covered(tb.moves(&pos, rules))?;
-        }
-        let (mut slow, mut best) = (false, None);
-        if let Some(values) = values {
-            slow = mistake.is_none() && played(&values).is_some_and(|p| p >= best_count(&values));
-            if mistake.is_some() || slow {
-                best = values.first().map(|m| m.mv.clone());
-            }
-        }
         moves.push(AnalysedMove {
             ply: i + 1,
             mover: pos.turn(),
             mv: mv.clone(),
             position: pos,
             rules,
-            before,
-            after,
-            mistake,
-            slow,
-            best,
+            before: v.before,
+            after: v.after,
+            mistake: v.mistake,
+            slow: v.slow,
+            best: v.best,
         });
     }
     Ok(Analysis {
         result: record.result(),
         end: game.end(),
         moves,
+    })
+}
+
+/// What the tables say of one move: the values before and after it for its mover,
+/// the mistake, a slow win, the best move at either.
+#[derive(Default)]
+struct Valued {
+    before: Option<Value>,
+    after: Option<Wdl>,
+    mistake: Option<Mistake>,
+    slow: bool,
+    best: Option<Move>,
+}
+
+/// `mv`, played at `(pos, rules)` to `(next, next_rules)`, valued by `tb`.
+fn valued(
+    tb: &Tablebase,
+    (pos, rules): (Position, Rules),
+    (next, next_rules): (Position, Rules),
+    mv: &Move,
+) -> Result<Valued, ProbeError> {
+    let before = covered(tb.probe(&pos, rules))?;
+    // Every move's value, read where the position is won (for the slow wins) or
+    // thrown away (for the best move); it holds the played move's value too.
+    let won = before.is_some_and(|b| b.wdl() == Wdl::Win);
+    let mut values = if won {
+        covered(tb.moves(&pos, rules))?
+    } else {
+        None
+    };
+    let played = |v: &[MoveValue]| v.iter().position(|m| m.mv == *mv);
+    let after = match values
+        .as_deref()
+        .and_then(|v| Some(v[played(v)?].value.wdl()))
+    {
+        Some(a) => Some(a),
+        None if next.us() == 0 => Some(Wdl::Win),
+        None => covered(tb.value(&next, next_rules))?.map(Wdl::flipped),
+    };
+    let mistake = before.zip(after).and_then(|(b, a)| Mistake::of(b.wdl(), a));
+    if mistake.is_some() && values.is_none() {
+        values = covered(tb.moves(&pos, rules))?;
+    }
+    let (mut slow, mut best) = (false, None);
+    if let Some(values) = values {
+        slow = mistake.is_none() && played(&values).is_some_and(|p| p >= best_count(&values));
+        if mistake.is_some() || slow {
+            best = values.first().map(|m| m.mv.clone());
+        }
+    }
+    Ok(Valued {
+        before,
+        after,
+        mistake,
+        slow,
+        best,
     })
 }
 

@@ -118,3 +118,20 @@ pub fn random_position(rng: &mut Rng, board: &'static Board) -> Position {
     };
     Position::from_sides(board, bits(&points[..mine]), bits(&points[mine..]), turn)
 }
+
+/// `n` stones on random points of `board`, as the stones of the side to move (the
+/// first `mine`) and the other's.
+#[allow(dead_code)] // not every test crate draws positions
+pub fn random_stones(rng: &mut Rng, board: &'static Board, n: usize, mine: usize) -> (u64, u64) {
+    let mut free: Vec<u8> = (0..board.points() as u8).collect();
+    let (mut us, mut them) = (0u64, 0u64);
+    for i in 0..n {
+        let p = free.swap_remove(rng.below(free.len() as u64) as usize);
+        if i < mine {
+            us |= 1 << p;
+        } else {
+            them |= 1 << p;
+        }
+    }
+    (us, them)
+}
