@@ -26,15 +26,6 @@ int main(int argc, char **argv) {
         goto done;
     }
     printf("%s: value %d, depth %d\n", argv[2], value, depth);
-    printf("tables complete up to %d stones on 9x5\n", fanotb_largest(tb, 9, 5));
-
-    /* Two white stones on a1 and b1 against one black on d3, White to move. */
-    uint64_t white = (1u << 0) | (1u << 1), black = 1u << (2 * 9 + 3);
-    if (fanotb_probe_wdl_bb(tb, 9, 5, white, black, 0, &value) != FANOTB_OK) {
-        fprintf(stderr, "probe_wdl_bb: %s\n", fanotb_last_error());
-        goto done;
-    }
-    printf("bitboards a1 b1 v d3, White to move: value %d\n", value);
 
     size_t count = 0;
     if (fanotb_probe_root(tb, argv[2], NULL, 0, &count) != FANOTB_ESPACE && count > 0) {
@@ -47,6 +38,7 @@ int main(int argc, char **argv) {
         free(moves);
         goto done;
     }
+    printf("its moves:\n");
     for (size_t i = 0; i < count; i++)
         printf("  %-16s value %2d depth %3d\n", moves[i].notation, moves[i].value, moves[i].depth);
     free(moves);
@@ -79,6 +71,30 @@ int main(int argc, char **argv) {
             goto done;
         }
         printf("best move under the limit %s\n", best);
+    }
+
+    /* The board of the position: its rows, and the points of its first row. */
+    int width = 0, height = 1;
+    for (const char *c = argv[2]; *c && *c != ' '; c++) {
+        if (*c == '/')
+            height++;
+        else if (height == 1)
+            width += (*c >= '1' && *c <= '9') ? *c - '0' : 1;
+    }
+    printf("tables complete up to %d stones on %dx%d\n", fanotb_largest(tb, width, height),
+           width, height);
+
+    /* Two white stones on a1 and b1 against one black on d3 on tsivy, White to move,
+     * as bitboards (bit 9 * row + column). */
+    uint64_t white = (1u << 0) | (1u << 1), black = 1u << (2 * 9 + 3);
+    int r = fanotb_probe_wdl_bb(tb, 9, 5, white, black, 0, &value);
+    if (r == FANOTB_OK) {
+        printf("bitboards a1 b1 v d3 on 9x5, White to move: value %d\n", value);
+    } else if (r == FANOTB_EMISSING) {
+        printf("bitboards a1 b1 v d3 on 9x5: no such table here\n");
+    } else {
+        fprintf(stderr, "probe_wdl_bb: %s\n", fanotb_last_error());
+        goto done;
     }
     status = 0;
 done:
