@@ -303,6 +303,14 @@ fn analysis_agrees_with_brute_force_values() {
             };
             assert_eq!(m.before.map(|v| v.wdl()), Some(before), "{pos}");
             assert_eq!(m.after, Some(after), "{pos} {}", m.mv.notation(board));
+            // The depth after the move, for its mover, from the position it is
+            // played in: one more than the brute-force depth after it.
+            let want_depth = match naive.get(&naive::parse(&next.to_string())) {
+                _ if next.us() == 0 => Some(1),
+                Some(naive::Value::Win(d) | naive::Value::Loss(d)) => Some(d + 1),
+                _ => None,
+            };
+            assert_eq!(m.after_depth, want_depth, "{pos} {}", m.mv.notation(board));
             assert_eq!(m.mistake, Mistake::of(before, after));
             // A mistake names a best move, which keeps the value.
             if let Some(best) = &m.best {

@@ -65,6 +65,9 @@ pub struct AnalysedMove {
     /// The value for the mover after the move, where the tables cover the position
     /// it leads to (a move that takes the last stone wins).
     pub after: Option<Wdl>,
+    /// The depth of `after` for the mover, counted from the position the move is
+    /// played in (as `before`'s; under a limit, T), where the tables give it.
+    pub after_depth: Option<u32>,
     /// Whether the move changed the result.
     pub mistake: Option<Mistake>,
     /// A win kept, but not by a best move (a slower win, or a later capture under
@@ -135,6 +138,7 @@ fn analyse_with(tb: Option<&Tablebase>, record: &Record) -> Result<Analysis, Ana
             rules,
             before: v.before,
             after: v.after,
+            after_depth: v.after_depth,
             mistake: v.mistake,
             slow: v.slow,
             best: v.best,
@@ -153,6 +157,7 @@ fn analyse_with(tb: Option<&Tablebase>, record: &Record) -> Result<Analysis, Ana
 struct Valued {
     before: Option<Value>,
     after: Option<Wdl>,
+    after_depth: Option<u32>,
     mistake: Option<Mistake>,
     slow: bool,
     best: Option<Move>,
@@ -166,30 +171,30 @@ fn valued(
     mv: &Move,
 ) -> Result<Valued, ProbeError> {
     let before = covered(tb.probe(&pos, rules))?;
-    // Every move's value, read where the position is won (for the slow wins) or
-    // thrown away (for the best move); it holds the played move's value too.
-    let won = before.is_some_and(|b| b.wdl() == Wdl::Win);
-    let mut values = if won {
-        covered(tb.moves(&pos, rules))?
-    } else {
-        None
+    // Every move's value where the tables cover the position: the played move's
+    // value and depth for its mover, the slow wins, the best move.
+    let values = match before {
+        Some(_) => covered(tb.moves(&pos, rules))?,
+        None => None,
     };
     let played = |v: &[MoveValue]| v.iter().position(|m| m.mv == *mv);
-    let after = match values
-        .as_deref()
-        .and_then(|v| Some(v[played(v)?].value.wdl()))
-    {
-        Some(a) => Some(a),
-        None if next.us() == 0 => Some(Wdl::Win),
-        None => covered(tb.value(&next, next_rules))?.map(Wdl::flipped),
+    let mine = values.as_deref().and_then(|v| Some(v[played(v)?].value));
+    let (after, after_depth) = match mine {
+        Some(v) => (Some(v.wdl()), v.depth()),
+        None if next.us() == 0 => (Some(Wdl::Win), Some(1)),
+        // A move into the tables from a position they do not cover.
+        None => match covered(tb.probe(&next, next_rules))? {
+            Some(Value::Plain(o)) => (Some(o.wdl().flipped()), o.for_mover().depth()),
+            Some(v) => (Some(v.wdl().flipped()), None),
+            None => (None, None),
+        },
     };
     let mistake = before.zip(after).and_then(|(b, a)| Mistake::of(b.wdl(), a));
-    if mistake.is_some() && values.is_none() {
-        values = covered(tb.moves(&pos, rules))?;
-    }
     let (mut slow, mut best) = (false, None);
     if let Some(values) = values {
-        slow = mistake.is_none() && played(&values).is_some_and(|p| p >= best_count(&values));
+        let won = before.is_some_and(|b| b.wdl() == Wdl::Win);
+        slow =
+            won && mistake.is_none() && played(&values).is_some_and(|p| p >= best_count(&values));
         if mistake.is_some() || slow {
             best = values.first().map(|m| m.mv.clone());
         }
@@ -197,6 +202,7 @@ fn valued(
     Ok(Valued {
         before,
         after,
+        after_depth,
         mistake,
         slow,
         best,

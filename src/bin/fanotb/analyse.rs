@@ -48,6 +48,9 @@ pub struct MoveLine {
     before_depth: Option<u32>,
     /// The value for the mover after the move.
     after: Option<&'static str>,
+    /// Its plies to the end (or T under the limit), from the position the move is
+    /// played in.
+    after_depth: Option<u32>,
     mistake: Option<&'static str>,
     slow: bool,
     best: Option<String>,
@@ -78,6 +81,7 @@ impl MoveLine {
             before: m.before.map(|v| v.wdl().name()),
             before_depth: m.before.and_then(Value::depth),
             after: m.after.map(Wdl::name),
+            after_depth: m.after_depth,
             mistake: m.mistake.map(|k| k.name()),
             slow: m.slow,
             best: m.best.as_ref().map(|b| b.notation(board)),
@@ -158,7 +162,7 @@ impl fmt::Display for AnalyseReport {
         let pw = width(&mut self.moves.iter().map(|m| m.proved_before.len()), 6);
         writeln!(
             f,
-            "{:>4}  {:<mw$}  {:<14} {:<6} {:<pw$}  note",
+            "{:>4}  {:<mw$}  {:<14} {:<14} {:<pw$}  note",
             "ply", "move", "before", "after", "proved"
         )?;
         for m in &self.moves {
@@ -176,11 +180,11 @@ impl fmt::Display for AnalyseReport {
                 _ => {}
             }
             let line = format!(
-                "{:>4}  {:<mw$}  {:<14} {:<6} {:<pw$}  {note}",
+                "{:>4}  {:<mw$}  {:<14} {:<14} {:<pw$}  {note}",
                 m.ply,
                 m.notation,
                 value_text(m.before, m.before_depth),
-                m.after.unwrap_or("-"),
+                value_text(m.after, m.after_depth),
                 m.proved_before,
             );
             writeln!(f, "{}", line.trim_end())?;

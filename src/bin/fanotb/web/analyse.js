@@ -82,7 +82,7 @@ function show(a) {
     let note = m.mistake ? `${m.mistake}, best ${m.best}` : m.slow ? `slow win, best ${m.best}` : '';
     if (m.verdict === 'thrown' && !m.mistake) note = `throws it away: ${m.proved_after}`;
     if (m.verdict === 'thrown') tr.className = 'mistake';
-    for (const v of [m.ply, m.move, valueText(m.before, m.before_depth), valueText(m.after), m.proved_before, note]) {
+    for (const v of [m.ply, m.move, valueText(m.before, m.before_depth), valueText(m.after, m.after_depth), m.proved_before, note]) {
       const td = document.createElement('td');
       td.textContent = v;
       tr.appendChild(td);
