@@ -537,14 +537,8 @@ fn known_dict<'py>(
     known: &fanotb::Known,
     turn: Color,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let line = fanotb::info_value(known, turn);
-    let value = line
-        .strip_prefix("info value ")
-        .and_then(|v| v.split(' ').next())
-        .unwrap_or("unknown")
-        .to_string();
     let d = PyDict::new(py);
-    d.set_item("value", value)?;
+    d.set_item("value", known.word(turn))?;
     d.set_item("text", known.to_string())?;
     d.set_item("source", known.source_name())?;
     Ok(d)
@@ -626,12 +620,11 @@ impl Solution {
         let judged = py
             .detach(|| self.player().analyse(&record))
             .map_err(error)?;
-        let mut pos = *game.start();
         let mut out = Vec::new();
-        for (i, (mv, j)) in game.moves().iter().zip(&judged).enumerate() {
+        for (i, (mv, j)) in game.move_texts().into_iter().zip(&judged).enumerate() {
             let d = PyDict::new(py);
             d.set_item("ply", i + 1)?;
-            d.set_item("move", mv.notation(pos.board()))?;
+            d.set_item("move", mv)?;
             d.set_item("proved_before", j.before.to_string())?;
             let after = if j.over {
                 "game over".to_string()
@@ -641,7 +634,6 @@ impl Solution {
             d.set_item("proved_after", after)?;
             d.set_item("verdict", j.verdict.map(fanotb::Verdict::name))?;
             out.push(d);
-            pos = pos.apply(mv);
         }
         Ok(out)
     }

@@ -217,6 +217,12 @@ impl Game {
         Ok(mv)
     }
 
+    /// The moves played, in notation.
+    pub fn move_texts(&self) -> Vec<String> {
+        let board = self.start.board();
+        self.moves.iter().map(|m| m.notation(board)).collect()
+    }
+
     /// The positions of the game, from the start, with their rules: one more than
     /// the moves.
     pub fn positions(&self) -> Vec<(Position, Rules)> {

@@ -118,10 +118,9 @@ impl Record {
         };
         tags.extend(extra.iter().map(|&(k, v)| (k.to_string(), clean(v))));
         tags.push((RESULT.into(), result.to_string()));
-        let board = start.board();
         Record {
             tags,
-            moves: game.moves().iter().map(|m| m.notation(board)).collect(),
+            moves: game.move_texts(),
             result,
         }
     }

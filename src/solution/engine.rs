@@ -358,6 +358,7 @@ fn rules_of(limit: Option<Limit>) -> Rules {
 /// `info value notlose source proof`, `info value unknown`: the value for the side
 /// to move.
 pub fn info_value(known: &Known, turn: Color) -> String {
+    let word = known.word(turn);
     match known {
         Known::Table(v) => {
             let depth = match (v, v.depth()) {
@@ -365,17 +366,9 @@ pub fn info_value(known: &Known, turn: Color) -> String {
                 (Value::Plain(_), Some(d)) => format!(" depth {d}"),
                 (_, Some(t)) => format!(" capture {t}"),
             };
-            format!("info value {}{depth} source table", v.wdl().name())
+            format!("info value {word}{depth} source table")
         }
-        Known::Proved(p) => {
-            let value = match (p.value(turn), p.claim(turn), p.claim(turn.other())) {
-                (Some(w), ..) => w.name(),
-                (None, Some(_), _) => "notlose",
-                (None, _, Some(_)) => "notwin",
-                _ => "unknown",
-            };
-            format!("info value {value} source proof")
-        }
-        Known::Unknown => "info value unknown".into(),
+        Known::Proved(_) => format!("info value {word} source proof"),
+        Known::Unknown => format!("info value {word}"),
     }
 }

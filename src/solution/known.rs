@@ -120,6 +120,22 @@ impl Known {
         }
     }
 
+    /// The value for the side to move `turn` in one word, as the engine's value
+    /// line gives it: `win`, `draw`, `loss`, `notlose` (the side to move does not
+    /// lose), `notwin` (the other side does not lose), `unknown`.
+    pub fn word(&self, turn: Color) -> &'static str {
+        match self {
+            Known::Table(v) => v.wdl().name(),
+            Known::Proved(p) => match (p.value(turn), p.claim(turn), p.claim(turn.other())) {
+                (Some(w), ..) => w.name(),
+                (None, Some(_), _) => "notlose",
+                (None, _, Some(_)) => "notwin",
+                _ => "unknown",
+            },
+            Known::Unknown => "unknown",
+        }
+    }
+
     /// Where the knowledge comes from: `table`, `proof` or `none`.
     pub fn source_name(&self) -> &'static str {
         match self {

@@ -255,15 +255,20 @@ impl Player {
     /// # Errors
     /// A table that cannot be read.
     pub fn known(&mut self, pos: &Position, rules: Rules) -> Result<Known, ProbeError> {
-        if let Some(k) = self.tabled(pos, rules)? {
-            return Ok(k);
+        match self.tabled(pos, rules)? {
+            Some(k) => Ok(k),
+            None => Ok(self.proof_known(pos, rules)),
         }
+    }
+
+    /// What the proofs establish at `pos` under `rules` (nothing under a vela that
+    /// holds: the proofs are of the game without it).
+    fn proof_known(&self, pos: &Position, rules: Rules) -> Known {
         if rules.active_vela(pos.board()).is_some() {
-            return Ok(Known::Unknown);
+            return Known::Unknown;
         }
-        Ok(self
-            .proved_at(pos)
-            .map_or(Known::Unknown, |p| Known::Proved(p.under(rules))))
+        self.proved_at(pos)
+            .map_or(Known::Unknown, |p| Known::Proved(p.under(rules)))
     }
 
     /// The move to play at `pos` under `rules`, with why.
@@ -279,7 +284,7 @@ impl Player {
         let covered = tabled.is_some();
         let known = match tabled {
             Some(k) => k,
-            None => self.known(pos, rules)?,
+            None => self.proof_known(pos, rules),
         };
         let me = pos.turn();
         if covered {
@@ -464,6 +469,26 @@ impl Player {
         Ok(Some(claim))
     }
 
+    /// The verdict a bounded search gives on a move of `me` that left `next`, from a
+    /// position where `me` had a win (does `me` still win?) or did not lose (does
+    /// the other side win now?).
+    fn search_verdict(
+        &mut self,
+        had: Status,
+        me: Color,
+        next: &Position,
+        rules: Rules,
+    ) -> Result<Verdict, ProbeError> {
+        let attacker = if had == Status::Win { me } else { me.other() };
+        Ok(match (had, self.prove_here(next, rules, attacker)?) {
+            (_, None) => Verdict::Unknown,
+            (Status::Win, Some(Claim::Win)) => Verdict::Kept,
+            (Status::Win, Some(Claim::NotLose)) => Verdict::Thrown,
+            (_, Some(Claim::Win)) => Verdict::Thrown,
+            (_, Some(Claim::NotLose)) => Verdict::Kept,
+        })
+    }
+
     /// Every move of `record` judged by what is proved ([`Player::judge`]), in order.
     ///
     /// # Errors
@@ -497,30 +522,27 @@ impl Player {
         // Only a win, a draw or "does not lose" can be thrown away.
         let had = mover_status(&before, me, me)
             .filter(|h| matches!(h, Status::Win | Status::Draw | Status::NotLose));
+        let mut searched = false;
         let verdict = match had {
             None => None,
             Some(_) if over => Some(Verdict::Kept),
-            Some(had) => Some(
-                match mover_status(&after, next.turn(), me).and_then(|now| judge(had, now)) {
+            Some(had) => {
+                let now = mover_status(&after, next.turn(), me).and_then(|now| judge(had, now));
+                Some(match now {
                     Some(v) => v,
                     // Undecided by what is known: search what the move left.
                     None => {
-                        let attacker = if had == Status::Win { me } else { me.other() };
-                        match (had, self.prove_here(&next, next_rules, attacker)?) {
-                            (_, None) => Verdict::Unknown,
-                            (Status::Win, Some(Claim::Win)) => Verdict::Kept,
-                            (Status::Win, Some(Claim::NotLose)) => Verdict::Thrown,
-                            (_, Some(Claim::Win)) => Verdict::Thrown,
-                            (_, Some(Claim::NotLose)) => Verdict::Kept,
-                        }
+                        searched = true;
+                        self.search_verdict(had, me, &next, next_rules)?
                     }
-                },
-            ),
+                })
+            }
         };
-        let after = if over || verdict.is_none() {
-            after
-        } else {
+        // What the search proved is known after the move now.
+        let after = if searched {
             self.known(&next, next_rules)?
+        } else {
+            after
         };
         Ok(Judged {
             before,

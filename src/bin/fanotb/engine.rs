@@ -281,7 +281,7 @@ pub fn match_command(a: MatchArgs) -> Result<MatchReport> {
             };
             game.play(mv)?;
         }
-        let opening = notations(&game, game.moves().len());
+        let opening = game.move_texts();
         let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
         for e in &mut engines {
             e.send("ucinewgame")?;
@@ -300,7 +300,7 @@ pub fn match_command(a: MatchArgs) -> Result<MatchReport> {
                 1 - white
             };
             let e = &mut engines[who];
-            let moves = notations(&game, game.moves().len()).join(" ");
+            let moves = game.move_texts().join(" ");
             e.send(&format!(
                 "position startpos{}{moves}",
                 if moves.is_empty() { "" } else { " moves " }
@@ -358,17 +358,6 @@ pub fn match_command(a: MatchArgs) -> Result<MatchReport> {
 
 fn engine_name(engines: &[String; 2], i: usize) -> String {
     format!("engine {}: {}", i + 1, engines[i])
-}
-
-/// The first `n` moves of the game in notation.
-fn notations(game: &Game, n: usize) -> Vec<String> {
-    let mut pos = *game.start();
-    let mut out = Vec::new();
-    for mv in &game.moves()[..n] {
-        out.push(mv.notation(pos.board()));
-        pos = pos.apply(mv);
-    }
-    out
 }
 
 fn median_worst(v: &mut [f64]) -> (f64, f64) {

@@ -344,11 +344,7 @@ impl PlayReport {
         } else {
             player.known(&pos, game.rules())?
         };
-        let value = fanotb::info_value(&known, pos.turn());
-        let value = ["win", "draw", "loss", "notlose", "notwin"]
-            .into_iter()
-            .find(|v| value.starts_with(&format!("info value {v}")))
-            .unwrap_or("unknown");
+        let value = known.word(pos.turn());
         let legal = game
             .legal_moves()
             .iter()
@@ -357,16 +353,7 @@ impl PlayReport {
                 result: pos.apply(m).to_string(),
             })
             .collect();
-        let mut p = *game.start();
-        let moves = game
-            .moves()
-            .iter()
-            .map(|m| {
-                let n = m.notation(p.board());
-                p = p.apply(m);
-                n
-            })
-            .collect();
+        let moves = game.move_texts();
         Ok(PlayReport {
             engine_move,
             engine_source,
