@@ -1,8 +1,8 @@
 //! Perfect-play endgame tables and proofs for Fanorona, the board game of
 //! Madagascar, under the rules of `docs/RULES.md`.
 //!
-//! This page introduces the library; the README is the user's guide to the command
-//! line. Every example below builds small tables and asserts what they answer, so
+//! This page introduces the library; the guide (`docs/guide/`) is the user's guide
+//! to the command line. Every example below builds small tables and asserts what they answer, so
 //! it runs as a test (`cargo test --doc`).
 //!
 //! # Positions and moves
@@ -267,7 +267,7 @@ pub mod internals {
     pub use crate::table::{TableFile, set_entry, table_path};
 }
 
-/// The README's Rust example compiles: it is checked as a doctest.
+/// The guide's Rust example compiles: it is checked as a doctest.
 #[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;
+#[doc = include_str!("../docs/guide/api.md")]
+struct GuideDoctests;

@@ -234,7 +234,7 @@ impl Tablebase {
     /// block is cached skips its decompression (an 8 KiB value block, a 64 KiB
     /// depth block): random probes over tables larger than the cache mostly
     /// decompress, so a server probing at random gains from a cache that holds
-    /// the tables' blocks (README, "Serving the tables").
+    /// the tables' blocks (docs/guide/serve.md).
     pub fn set_cache_per_thread(bytes: usize) {
         crate::table::set_cache_bytes(bytes);
     }

@@ -258,7 +258,7 @@ pub struct BuildPlan {
     /// size while a new one replaces the old).
     pub checkpoint_bytes: u64,
     /// Seconds of one worker thread, at 5 million positions a second (the rate of
-    /// the tsivy builds on the 2-core machine of the README's figures).
+    /// the tsivy builds on the 2-core machine of docs/PERFORMANCE.md).
     pub thread_seconds: f64,
 }
 

@@ -261,7 +261,7 @@ impl Trail for () {
 /// The directions (bit d) in which the stone on `p` can capture, stepping to a point
 /// of `open`: by approach, and by withdrawal. All eight at once without a branch a
 /// direction: those branches were mispredicted often enough to cost more than the
-/// work they skipped (README, "The move generator").
+/// work they skipped (docs/PERFORMANCE.md, "The move generator").
 #[inline]
 fn capture_dirs(board: &Board, p: u8, open: u64, them: u64) -> (u32, u32) {
     // No stone of `them` within two points: nothing to take. One test spares the
