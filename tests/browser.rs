@@ -1,7 +1,8 @@
 //! The web board in headless Chromium, driven through ChromeDriver's WebDriver
 //! protocol: the page draws the position and its values, a click plays a move,
 //! back and "play the best move" work, the URL follows, a phone's width needs no
-//! sideways scrolling; screenshots are saved to `target/screenshots/`.
+//! sideways scrolling; screenshots are saved to `target/screenshots/`, and the
+//! board's to `docs/images/board.png`, the picture the README and the guide show.
 //!
 //! Needs Debian's `chromium` and `chromium-driver`: `.ci/run` installs them and runs
 //! `cargo test --release --test browser -- --ignored`.
@@ -108,8 +109,8 @@ impl Driver {
         v.as_str().unwrap_or_default().to_string()
     }
 
-    /// Saves a screenshot to `target/screenshots/NAME`.
-    fn screenshot(&self, name: &str) {
+    /// Saves a screenshot to `target/screenshots/NAME`, and returns it.
+    fn screenshot(&self, name: &str) -> Vec<u8> {
         let png = self.call("GET", "/screenshot", Value::Null);
         let png = base64::engine::general_purpose::STANDARD
             .decode(png.as_str().unwrap())
@@ -117,7 +118,8 @@ impl Driver {
         assert_eq!(&png[1..4], b"PNG");
         let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("../screenshots");
         std::fs::create_dir_all(&out).unwrap();
-        std::fs::write(out.join(name), png).unwrap();
+        std::fs::write(out.join(name), &png).unwrap();
+        png
     }
 
     fn click(&self, css: &str) {
@@ -178,7 +180,7 @@ fn the_web_board_shows_values_and_plays_a_clicked_move() {
     assert_eq!(d.elements("#board g.arrow.loss").len(), 2);
     assert_eq!(d.elements("#moves li.draw").len(), 3);
 
-    // Click the winning move: Black to move, lost.
+    // Click the winning move: Black to move, lost; the address holds the game.
     d.click("#moves li[data-move='e1-f2']");
     d.wait_for("#position", "9/9/B8/5W3/3W4B b");
     d.wait_for("#value", "Black to move: loss in 48");
@@ -186,7 +188,7 @@ fn the_web_board_shows_values_and_plays_a_clicked_move() {
     assert!(
         url.as_str()
             .unwrap()
-            .ends_with("?position=9%2F9%2FB8%2F5W3%2F3W4B+b"),
+            .ends_with("?start=9%2F9%2FB8%2F9%2F3WW3B+w&moves=e1-f2"),
         "{url}"
     );
     // Back, then the best move by the button; a move clicked on the board.
@@ -209,7 +211,13 @@ fn the_web_board_shows_values_and_plays_a_clicked_move() {
     d.wait_for("#line-moves li", "d1-e1");
     assert!(d.elements("#table-list tr[data-chart]").len() == 6);
 
-    d.screenshot("board.png");
+    // The guide's and the README's picture of the board is this screenshot.
+    let png = d.screenshot("board.png");
+    std::fs::write(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/images/board.png"),
+        png,
+    )
+    .unwrap();
 
     // On a phone's width the page fits: nothing scrolls sideways.
     d.call("POST", "/window/rect", json!({"width": 412, "height": 915}));
@@ -339,4 +347,105 @@ fn the_solved_game_is_played_from_the_start_on_the_web() {
     d.wait_for("#engine", "fanotb played f2-e3A (proof)");
     d.wait_for("#value", "Black to move: draw (proof)");
     d.wait_for("#record", "[Board \"9x5\"]\n[Result \"*\"]\n\n1. f2-e3A *");
+}
+
+/// A position no table covers is drawn with its moves from the rules; the moves
+/// played are in the address, and that address, opened again, replays the game;
+/// the editor sets up a position by clicks; a label keeps its field's row on a phone.
+#[test]
+#[ignore = "needs chromium and chromedriver; .ci/run runs it"]
+fn the_web_board_draws_every_position_edits_and_shares_games() {
+    let dir = common::tables(fanotb::Board::tsivy(), 4);
+    let server = Server::start(dir.path());
+    let d = Driver::start();
+    let table_dir = dir.path().display();
+    d.call(
+        "POST",
+        "/url",
+        json!({"url": format!("{}/?position=start", server.base)}),
+    );
+    d.wait_for(
+        "#value",
+        &format!("White to move: no table 22v22 for the 9x5 board in {table_dir}"),
+    );
+    assert_eq!(d.elements("#board circle.stone").len(), 44);
+    let moves = d.elements("#moves li");
+    assert_eq!(moves.len(), 5, "White's five first moves, from the rules");
+    assert_eq!(d.text(&moves[0]), "d2-e3A no table");
+    assert_eq!(d.elements("#board g.arrow.unknown").len(), 5);
+    d.screenshot("board-start.png");
+
+    // Two moves from the start: the address holds the game.
+    d.click("#moves li[data-move='d2-e3A']");
+    d.wait_for(
+        "#position",
+        "BBBBBB1BB/BBBBB1BBB/BWBWWBWBW/WWW1WWWWW/WWWWWWWWW b",
+    );
+    d.click("#moves li");
+    d.wait_for(
+        "#record",
+        "[Board \"9x5\"]\n[Result \"*\"]\n\n1. d2-e3A c3-d2A *",
+    );
+    let url = d.call("GET", "/url", Value::Null);
+    let url = url.as_str().unwrap().to_string();
+    assert!(url.ends_with("?start=start&moves=d2-e3A+c3-d2A"), "{url}");
+    // The link opened anew replays the game, and Back walks through it.
+    d.call("POST", "/url", json!({"url": "about:blank"}));
+    d.call("POST", "/url", json!({"url": url}));
+    d.wait_for(
+        "#record",
+        "[Board \"9x5\"]\n[Result \"*\"]\n\n1. d2-e3A c3-d2A *",
+    );
+    d.wait_for(
+        "#position",
+        "BBBBBB1BB/BBBBB1BBB/BW1WWBWBW/WWWBWWWWW/WWWW1WWWW w",
+    );
+    d.click("#back");
+    d.wait_for(
+        "#position",
+        "BBBBBB1BB/BBBBB1BBB/BWBWWBWBW/WWW1WWWWW/WWWWWWWWW b",
+    );
+
+    // The editor: cleared, a White stone on a1, a Black one on b1 (two clicks),
+    // Black to move; the tables answer for it.
+    d.click("#edit");
+    d.click("#edit-clear");
+    d.wait_for("#position", "9/9/9/9/9 b");
+    d.click("#edit-side");
+    d.wait_for("#position", "9/9/9/9/9 w");
+    d.click("#board [data-spot='a1']");
+    d.click("#board [data-spot='b1']");
+    d.click("#board [data-spot='b1']");
+    d.click("#edit-side");
+    d.wait_for("#position", "9/9/9/9/WB7 b");
+    d.click("#edit-done");
+    d.wait_for("#value", "Black to move: win in 1");
+    // The start of another board, from the editor.
+    d.click("#edit");
+    let size = &d.elements("#edit-size")[0];
+    d.call(
+        "POST",
+        "/execute/sync",
+        json!({"script": "arguments[0].value = '5x3'; arguments[0].dispatchEvent(new Event('change'));",
+               "args": [{ELEMENT: size}]}),
+    );
+    d.wait_for("#position", "BBBBB/BW1BW/WWWWW w");
+    assert_eq!(d.elements("#board circle.stone").len(), 14);
+
+    // On a phone's width each label stays on its field's row.
+    d.call("POST", "/window/rect", json!({"width": 412, "height": 915}));
+    let rows = d.call(
+        "POST",
+        "/execute/sync",
+        json!({"script": "return ['limit', 'counter', 'vela'].map((id) => \
+            document.querySelector(`label[for=${id}]`).getBoundingClientRect().top \
+            - document.getElementById(id).getBoundingClientRect().top)", "args": []}),
+    );
+    for gap in rows.as_array().unwrap() {
+        assert!(
+            gap.as_f64().unwrap().abs() < 8.0,
+            "a label off its field's row: {rows}"
+        );
+    }
+    d.screenshot("board-phone-editor.png");
 }

@@ -99,6 +99,25 @@ fn the_api_answers_as_the_library_does_and_errors_are_json() {
     let (status, got) = server.json(&a, &format!("/api/probe?{}", query(&pos, rules)));
     assert_eq!((status, got), (200, expected(&tb, &pos, rules)));
 
+    // Where no table covers a position its moves come from the rules, as `moves
+    // --json` gives them (the board draws the start so), and vela's rules apply.
+    for (position, vela, count) in [("start", "", 5), ("start", "white", 4)] {
+        let (status, got) = server.json(&a, &format!("/api/moves?position={position}&vela={vela}"));
+        assert_eq!(status, 200, "{got}");
+        assert_eq!(got["moves"].as_array().unwrap().len(), count);
+        let mut args = vec!["moves", position, "--json"];
+        if !vela.is_empty() {
+            args.extend(["--vela", vela]);
+        }
+        let cli = Command::new(assert_cmd::cargo::cargo_bin("fanotb"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(serde_json::from_slice::<Value>(&cli.stdout).unwrap(), got);
+    }
+    let (status, _) = server.json(&a, "/api/moves?position=9/9/9/9/9");
+    assert_eq!(status, 400, "a position without its side to move");
+
     // The principal line.
     let (status, line) = server.json(&a, &format!("/api/line?{}", query(&pos, None)));
     assert_eq!(status, 200);

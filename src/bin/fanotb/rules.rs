@@ -125,16 +125,23 @@ impl fmt::Display for MovesReport {
 pub fn moves(a: MovesArgs) -> Result<MovesReport> {
     let pos = Position::parse_arg(&a.position)?;
     let rules = a.vela.apply(Rules::PLAIN, &pos)?;
-    let moves = rules.legal_moves(&pos);
-    Ok(MovesReport {
-        // Quiet moves all lead to different positions.
-        distinct_results: match rules.quiet_only(&pos) {
-            true => moves.len(),
-            false => pos.successors().len(),
-        },
-        moves,
-        pos,
-    })
+    Ok(MovesReport::new(pos, rules))
+}
+
+impl MovesReport {
+    /// Every legal move of `pos` under `rules`, from the rules alone (no table).
+    pub fn new(pos: Position, rules: Rules) -> MovesReport {
+        let moves = rules.legal_moves(&pos);
+        MovesReport {
+            // Quiet moves all lead to different positions.
+            distinct_results: match rules.quiet_only(&pos) {
+                true => moves.len(),
+                false => pos.successors().len(),
+            },
+            moves,
+            pos,
+        }
+    }
 }
 
 #[derive(Args)]

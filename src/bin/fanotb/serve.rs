@@ -26,7 +26,7 @@ use fanotb::{ChartQuery, GameQuery, PositionQuery, ProbeError, Record, TableErro
 use crate::args::{Result, TablesArg, message};
 use crate::charts::{self, Chart};
 use crate::output::emit;
-use crate::{analyse, game, probe, tables};
+use crate::{analyse, game, probe, rules, tables};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -273,6 +273,7 @@ pub fn router(tb: Shared, timeout: Duration) -> Router {
     Router::new()
         .route("/api/probe", get(probe_handler))
         .route("/api/line", get(line_handler))
+        .route("/api/moves", get(moves_handler))
         .route("/api/game", get(game_handler))
         .route("/api/play", get(play_handler))
         .route("/api/tables", get(tables_handler))
@@ -400,6 +401,13 @@ async fn probe_handler(
 ) -> Answer<probe::ProbeReport> {
     let q = position_query(q)?;
     Ok(axum::Json(probe::probe_report(&q.position, &tb, q.rules)?))
+}
+
+/// The legal moves from the rules alone, for a position no table covers: the board
+/// draws them whatever the tables hold.
+async fn moves_handler(RawQuery(q): RawQuery) -> Answer<rules::MovesReport> {
+    let q = position_query(q)?;
+    Ok(axum::Json(rules::MovesReport::new(q.position, q.rules)))
 }
 
 async fn line_handler(

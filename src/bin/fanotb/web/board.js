@@ -1,10 +1,12 @@
 // The web board: draws a position from its text, asks /api/probe for the value and
-// every move's, and plays moves by showing the position each one leads to. The
+// every move's, and plays moves by showing the position each one leads to; where no
+// table covers the position, /api/moves gives its moves from the rules alone. The
 // moves played from where the board was set up make a game: /api/game replays it
 // by the rules (the third repetition, the no-capture limit end it) and gives its
-// record, which the analysis page takes. A vela side (s.vela) stays with the game:
-// its stones lost are those it is missing, as in a game from the start. The
-// drawing is draw.js's.
+// record, which the analysis page takes; the address carries the game (start and
+// moves), so that a link shares it. A vela side (s.vela) stays with the game: its
+// stones lost are those it is missing, as in a game from the start. The editor
+// sets up a position by clicking points. The drawing is draw.js's.
 'use strict';
 
 
@@ -25,12 +27,27 @@ function query(s) {
 async function api(path, s) {
   const r = await fetch(`api/${path}?${query(s)}`);
   const body = await r.json();
-  if (!r.ok) throw new Error(body.error || r.statusText);
+  if (!r.ok) throw Object.assign(new Error(body.error || r.statusText), { status: r.status });
   return body;
+}
+
+// The answer for a position no table covers: its moves from the rules, no values.
+async function rulesOnly(s, why) {
+  const m = await api('moves', s);
+  const counter = Number(s.counter || 0);
+  const moves = m.moves.map((x) => ({
+    move: x.move,
+    value: 'unknown',
+    depth: null,
+    result: x.result,
+    counter: s.limit ? (x.captured.length ? 0 : counter + 1) : undefined,
+  }));
+  return { position: m.position, value: 'unknown', depth: null, moves, best: [], uncovered: why };
 }
 
 // "win in 49", "loss in 20", "draw"; under the limit "win, capture in 29 (counter 4)".
 function describeMove(m) {
+  if (m.value === 'unknown') return 'no table';
   if (m.plies_to_capture !== undefined) {
     const t = m.value !== 'draw' && m.plies_to_capture != null ? `, capture in ${m.plies_to_capture}` : '';
     return `${m.value}${t} (counter ${m.counter})`;
@@ -46,6 +63,10 @@ function describe(a, pos) {
 }
 
 function describeValue(a, pos, side) {
+  if (a.uncovered) {
+    if (!a.moves.length) return `${side} to move: lost, no move`;
+    return `${side} to move: ${a.uncovered}`;
+  }
   if (a.limit !== undefined) {
     let v = a.value;
     if (a.value !== 'draw' && a.plies_to_capture != null) v += `, capture in ${a.plies_to_capture}`;
@@ -82,8 +103,15 @@ function render(a, s) {
   $('back').disabled = at <= 0;
   $('forward').disabled = at + 1 >= visited.length;
   $('best').disabled = !a.best.length;
+  $('line').disabled = !!a.uncovered;
   $('line-box').hidden = true;
-  history.replaceState(null, '', `?${query(s)}`);
+  history.replaceState(null, '', `?${address(s)}`);
+}
+
+// The page's address for state s: the game (its start and moves) where moves were
+// played, else the position.
+function address(s) {
+  return s.moves && s.moves.length ? gameQuery(s) : query(s);
 }
 
 // The game that led to state s: its start, the start's counter, the moves.
@@ -114,7 +142,13 @@ async function showGame(s) {
 
 async function show(s) {
   try {
-    answer = await api('probe', s);
+    try {
+      answer = await api('probe', s);
+    } catch (e) {
+      if (e.status !== 404) throw e;
+      // "no table 22v22 for the 9x5 board in DIR", without the how or why after it.
+      answer = await rulesOnly(s, e.message.split(': ')[0]);
+    }
     $('status').textContent = '';
     render(answer, s);
     await showGame(s);
@@ -216,9 +250,35 @@ async function showTables() {
   return tables;
 }
 
+// Replays a shared game (the address's start and moves) from the rules, one state a
+// ply, so that Back walks through it.
+async function replay(q) {
+  const first = { position: q.get('start'), limit: q.get('limit') || '', counter: q.get('counter') || '', vela: q.get('vela') || '' };
+  visited = [first];
+  at = 0;
+  for (const move of (q.get('moves') || '').split(/\s+/).filter(Boolean)) {
+    const s = visited[at];
+    const a = await rulesOnly(s, '');
+    const m = a.moves.find((x) => x.move === move);
+    if (!m) throw new Error(`illegal move ${move} in ${a.position}`);
+    visited.push({
+      position: m.result,
+      limit: first.limit,
+      vela: first.vela,
+      counter: m.counter ?? '',
+      start: first.position,
+      startCounter: first.counter,
+      moves: [...(s.moves || []), move],
+    });
+    at++;
+  }
+  return show(visited[at]);
+}
+
 async function start() {
   const q = new URLSearchParams(location.search);
   const tables = await showTables().catch(() => []);
+  if (q.get('start')) return replay(q).catch((e) => { $('status').textContent = e.message; });
   let position = q.get('position');
   if (!position) {
     // No position asked for: the longest win of the largest plain table.
@@ -239,6 +299,82 @@ $('best').addEventListener('click', () => {
   if (m) play(m);
 });
 $('line').addEventListener('click', showLine);
+
+// The position editor: a click on a point cycles it empty, White, Black.
+let editing = null; // { width, height, stones: Map "x,y" -> white, white: White to move }
+
+function editText(e) {
+  const rows = [];
+  for (let y = e.height - 1; y >= 0; y--) {
+    let row = '';
+    let empty = 0;
+    for (let x = 0; x < e.width; x++) {
+      const white = e.stones.get(`${x},${y}`);
+      if (white === undefined) {
+        empty++;
+        continue;
+      }
+      if (empty) row += empty;
+      empty = 0;
+      row += white ? 'W' : 'B';
+    }
+    rows.push(empty ? row + empty : row);
+  }
+  return `${rows.join('/')} ${e.white ? 'w' : 'b'}`;
+}
+
+function drawEditor() {
+  const pos = parsePosition(editText(editing));
+  drawBoard($('board'), pos, [], {
+    point: (x, y) => {
+      const key = `${x},${y}`;
+      const white = editing.stones.get(key);
+      if (white === undefined) editing.stones.set(key, true);
+      else if (white) editing.stones.set(key, false);
+      else editing.stones.delete(key);
+      drawEditor();
+    },
+  });
+  $('edit-side').textContent = editing.white ? 'White to move' : 'Black to move';
+  $('edit-size').value = `${editing.width}x${editing.height}`;
+  $('position').value = editText(editing);
+}
+
+function editFrom(text) {
+  const pos = parsePosition(text);
+  const stones = new Map(pos.stones.map((s) => [`${s.x},${s.y}`, s.white]));
+  editing = { width: pos.width, height: pos.height, stones, white: pos.white };
+  drawEditor();
+}
+
+async function editStart() {
+  const [width, height] = $('edit-size').value.split('x').map(Number);
+  const m = await api('moves', { position: `start:${width}x${height}` });
+  editFrom(m.position);
+}
+
+$('edit').addEventListener('click', () => {
+  $('editor').hidden = false;
+  $('edit').disabled = true;
+  editFrom(answer ? answer.position : 'start');
+});
+$('edit-side').addEventListener('click', () => {
+  editing.white = !editing.white;
+  drawEditor();
+});
+$('edit-clear').addEventListener('click', () => {
+  editing.stones.clear();
+  drawEditor();
+});
+$('edit-size').addEventListener('change', () => editStart().catch((e) => { $('status').textContent = e.message; }));
+$('edit-start').addEventListener('click', () => editStart().catch((e) => { $('status').textContent = e.message; }));
+$('edit-done').addEventListener('click', () => {
+  $('editor').hidden = true;
+  $('edit').disabled = false;
+  const position = editText(editing);
+  editing = null;
+  visit({ position, limit: $('limit').value, counter: $('counter').value, vela: $('vela').value });
+});
 document.addEventListener('keydown', (e) => {
   if (e.target.tagName === 'INPUT') return;
   if (e.key === 'ArrowLeft') go(-1);

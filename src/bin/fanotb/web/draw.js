@@ -40,7 +40,8 @@ function el(name, attrs, parent) {
 }
 
 // Draws `pos` into `box` with an arrow for each move (`m.move`, classed by
-// `m.value`): a click plays it (`on.play(m)`), `on.title(m)` is its tooltip.
+// `m.value`): a click plays it (`on.play(m)`), `on.title(m)` is its tooltip. With
+// `on.point(x, y)`, every point takes clicks (the position editor).
 function drawBoard(box, pos, moves, on) {
   const pad = 0.7;
   const px = (x) => pad + x;
@@ -74,6 +75,17 @@ function drawBoard(box, pos, moves, on) {
       cx: px(s.x), cy: py(s.y), r: 0.32,
       'data-point': String.fromCharCode(97 + s.x) + (s.y + 1),
     }, svg);
+  }
+  if (on.point) {
+    for (let x = 0; x < pos.width; x++) {
+      for (let y = 0; y < pos.height; y++) {
+        const spot = el('circle', {
+          class: 'spot', cx: px(x), cy: py(y), r: 0.45,
+          'data-spot': String.fromCharCode(97 + x) + (y + 1),
+        }, svg);
+        spot.addEventListener('click', () => on.point(x, y));
+      }
+    }
   }
   for (const m of moves) {
     const path = movePoints(m.move);
