@@ -223,7 +223,9 @@ pub use files::read::{
     BoundedLines, MAX_LINE_BYTES, open_regular, read_bounded, read_stream_bounded,
     read_text_bounded,
 };
-pub use games::analysis::{AnalysedMove, Analysis, AnalysisError, Mistake, analyse, replay_moves};
+pub use games::analysis::{
+    AnalysedMove, Analysis, AnalysisError, Inaccuracy, Mistake, analyse, replay_moves,
+};
 pub use games::game::{End, Game, GameError, GameResult};
 pub use games::record::{Record, RecordError};
 pub use games::solve::{SMALL_BOARDS, SearchResult, Solution, SolveError, published, solve};

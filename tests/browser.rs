@@ -242,7 +242,7 @@ fn the_web_board_shows_values_and_plays_a_clicked_move() {
     d.click("#analyse");
     d.wait_for(
         "#summary",
-        "result *; the game did not end by the rules; 0 mistakes, 0 slow wins; 2 of 2 positions proved, 0 thrown away",
+        "result *; the game did not end by the rules; 0 mistakes, 0 inaccuracies; 2 of 2 positions proved, 0 thrown away",
     );
     assert_eq!(d.elements("#plies tr").len(), 3, "a header and two plies");
     assert_eq!(d.elements("#chart polyline").len(), 1);

@@ -5,8 +5,8 @@ mod common;
 
 use common::{Rng, naive};
 use fanotb::{
-    Board, Color, End, Game, GameResult, Mistake, Options, Position, Record, Rules, Signature,
-    TableKind, Tablebase, Vela, Wdl, analyse, generate, perft_under,
+    Board, Color, End, Game, GameResult, Inaccuracy, Mistake, Options, Position, Record, Rules,
+    Signature, TableKind, Tablebase, Vela, Wdl, analyse, generate, perft_under,
 };
 
 /// The vela of `pos` in the naive reference's terms.
@@ -278,7 +278,7 @@ fn analysis_agrees_with_brute_force_values() {
         naive::Value::Loss(_) => Wdl::Loss,
     };
     let mut rng = Rng(0x0a7a_195e);
-    let (mut mistakes, mut slow) = (0, 0);
+    let (mut mistakes, mut slow, mut hastened) = (0, 0, 0);
     for _ in 0..60 {
         let mut start = common::random_position(&mut rng, board);
         while start.us().count_ones() + start.them().count_ones() != 4 || start.is_lost() {
@@ -322,25 +322,33 @@ fn analysis_agrees_with_brute_force_values() {
                 };
                 assert_eq!(kept, before, "{pos}: best {}", best.notation(board));
             }
-            // Slow: a win kept, but not in the fewest plies (the best ones keep
-            // the position's depth less one).
-            let won_in = |p: &Position| match naive[&naive::parse(&p.to_string())] {
+            // An inaccuracy: a win kept, but not in the fewest plies, or a loss
+            // kept, but not in the most (the best ones keep the position's depth
+            // less one).
+            let ends_in = |p: &Position| match naive[&naive::parse(&p.to_string())] {
                 naive::Value::Win(d) | naive::Value::Loss(d) => d,
                 naive::Value::Draw => u32::MAX,
             };
-            let want_slow = before == Wdl::Win
-                && after == Wdl::Win
-                && next.us() != 0
-                && won_in(&next) + 1 != won_in(&pos);
-            assert_eq!(m.slow, want_slow, "{pos} {}", m.mv.notation(board));
-            assert_eq!(m.best.is_some(), m.mistake.is_some() || m.slow);
+            let not_best = next.us() != 0 && ends_in(&next) + 1 != ends_in(&pos);
+            let want = match (before, after) {
+                (Wdl::Win, Wdl::Win) if not_best => Some(Inaccuracy::SlowWin),
+                (Wdl::Loss, Wdl::Loss) if not_best => Some(Inaccuracy::HastenedLoss),
+                _ => None,
+            };
+            assert_eq!(m.inaccuracy, want, "{pos} {}", m.mv.notation(board));
+            assert_eq!(
+                m.best.is_some(),
+                m.mistake.is_some() || m.inaccuracy.is_some()
+            );
+            assert_eq!(m.not_covered, None, "every position of 4 stones is covered");
             mistakes += usize::from(m.mistake.is_some());
-            slow += usize::from(m.slow);
+            slow += usize::from(want == Some(Inaccuracy::SlowWin));
+            hastened += usize::from(want == Some(Inaccuracy::HastenedLoss));
         }
     }
     assert!(
-        mistakes > 20 && slow > 5,
-        "{mistakes} mistakes, {slow} slow wins"
+        mistakes > 20 && slow > 5 && hastened > 5,
+        "{mistakes} mistakes, {slow} slow wins, {hastened} hastened losses"
     );
 }
 

@@ -413,6 +413,39 @@ fn games_are_replayed_and_records_analysed_over_http() {
         .unwrap();
     assert_eq!(serde_json::from_slice::<Value>(&cli.stdout).unwrap(), got);
     assert_eq!(got["moves"][0]["mistake"], "win-to-draw");
+    // A game no table covers, and one they cover from its fourth ply (tables of up
+    // to 4 stones): the CLI (without the search, as the server) and the API agree,
+    // every uncovered ply saying why.
+    for (record, uncovered) in [
+        ("1. d2-e3A c3-d2A *", 2),
+        (
+            "[Start \"B8/9/9/9/1WWW4B w\"]\n1. b1-b2 a5-b4 2. b2-b3A i1-h1 *",
+            3,
+        ),
+    ] {
+        let (status, got) = post(record);
+        assert_eq!(status, 200, "{got}");
+        std::fs::write(&file, record).unwrap();
+        let cli = Command::new(assert_cmd::cargo::cargo_bin("fanotb"))
+            .args(["analyse", "--json", "--search-nodes", "0", "--dir"])
+            .arg(dir.path())
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(serde_json::from_slice::<Value>(&cli.stdout).unwrap(), got);
+        let moves = got["moves"].as_array().unwrap();
+        let why: Vec<&str> = moves
+            .iter()
+            .filter_map(|m| m["not_covered"].as_str())
+            .collect();
+        assert_eq!(why.len(), uncovered, "{got}");
+        assert!(why[0].starts_with("no table "), "{why:?}");
+        assert!(
+            moves
+                .iter()
+                .all(|m| m["before"].is_null() == m["not_covered"].is_string())
+        );
+    }
     // Refused: not a record, too many plies, too large a body.
     let (status, got) = post("1. a1-a2");
     assert_eq!(status, 400);

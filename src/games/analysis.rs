@@ -1,7 +1,8 @@
 //! A game's analysis against the tables: at every position they cover, the value
 //! for the mover before and after each move, the moves that changed the result
-//! (a win thrown to a draw or a loss, a draw thrown to a loss) and the slow wins,
-//! with the best move at each; and how the game ended by the rules.
+//! (a win thrown to a draw or a loss, a draw thrown to a loss) and the inaccuracies
+//! (a win kept but slowed, a loss hastened), with the best move at each; where they
+//! do not cover it, why; and how the game ended by the rules.
 
 use thiserror::Error;
 
@@ -47,6 +48,25 @@ impl Mistake {
     }
 }
 
+/// A move that kept its mover's result, but not by a best move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Inaccuracy {
+    /// A win kept, but slower (or, under the limit, with a later capture).
+    SlowWin,
+    /// A loss kept, but sooner (or, under the limit, with an earlier capture).
+    HastenedLoss,
+}
+
+impl Inaccuracy {
+    /// `slow-win`, `hastened-loss`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Inaccuracy::SlowWin => "slow-win",
+            Inaccuracy::HastenedLoss => "hastened-loss",
+        }
+    }
+}
+
 /// One move of an analysed game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AnalysedMove {
@@ -62,6 +82,9 @@ pub struct AnalysedMove {
     pub rules: Rules,
     /// The position's value for the mover, where the tables cover it.
     pub before: Option<Value>,
+    /// Why the tables do not cover the position (the missing table, a vela that
+    /// still holds), where they were asked and do not.
+    pub not_covered: Option<String>,
     /// The value for the mover after the move, where the tables cover the position
     /// it leads to (a move that takes the last stone wins).
     pub after: Option<Wdl>,
@@ -70,10 +93,9 @@ pub struct AnalysedMove {
     pub after_depth: Option<u32>,
     /// Whether the move changed the result.
     pub mistake: Option<Mistake>,
-    /// A win kept, but not by a best move (a slower win, or a later capture under
-    /// the limit).
-    pub slow: bool,
-    /// The tables' best move, at a mistake or a slow win.
+    /// A win or a loss kept, but not by a best move.
+    pub inaccuracy: Option<Inaccuracy>,
+    /// The tables' best move, at a mistake or an inaccuracy.
     pub best: Option<Move>,
 }
 
@@ -137,10 +159,11 @@ fn analyse_with(tb: Option<&Tablebase>, record: &Record) -> Result<Analysis, Ana
             position: pos,
             rules,
             before: v.before,
+            not_covered: v.not_covered,
             after: v.after,
             after_depth: v.after_depth,
             mistake: v.mistake,
-            slow: v.slow,
+            inaccuracy: v.inaccuracy,
             best: v.best,
         });
     }
@@ -152,14 +175,15 @@ fn analyse_with(tb: Option<&Tablebase>, record: &Record) -> Result<Analysis, Ana
 }
 
 /// What the tables say of one move: the values before and after it for its mover,
-/// the mistake, a slow win, the best move at either.
+/// the mistake or the inaccuracy, the best move at either.
 #[derive(Default)]
 struct Valued {
     before: Option<Value>,
+    not_covered: Option<String>,
     after: Option<Wdl>,
     after_depth: Option<u32>,
     mistake: Option<Mistake>,
-    slow: bool,
+    inaccuracy: Option<Inaccuracy>,
     best: Option<Move>,
 }
 
@@ -170,7 +194,11 @@ fn valued(
     (next, next_rules): (Position, Rules),
     mv: &Move,
 ) -> Result<Valued, ProbeError> {
-    let before = covered(tb.probe(&pos, rules))?;
+    let (before, not_covered) = match tb.probe(&pos, rules) {
+        Ok(v) => (Some(v), None),
+        Err(e) if not_covering(&e) => (None, Some(e.to_string())),
+        Err(e) => return Err(e),
+    };
     // Every move's value where the tables cover the position: the played move's
     // value and depth for its mover, the slow wins, the best move.
     let values = match before {
@@ -190,30 +218,44 @@ fn valued(
         },
     };
     let mistake = before.zip(after).and_then(|(b, a)| Mistake::of(b.wdl(), a));
-    let (mut slow, mut best) = (false, None);
+    let (mut inaccuracy, mut best) = (None, None);
     if let Some(values) = values {
-        let won = before.is_some_and(|b| b.wdl() == Wdl::Win);
-        slow =
-            won && mistake.is_none() && played(&values).is_some_and(|p| p >= best_count(&values));
-        if mistake.is_some() || slow {
+        // The best moves come first: a winner's fastest, a loser's slowest.
+        let not_best = played(&values).is_some_and(|p| p >= best_count(&values));
+        inaccuracy = match before.map(|b| b.wdl()) {
+            _ if mistake.is_some() || !not_best => None,
+            Some(Wdl::Win) => Some(Inaccuracy::SlowWin),
+            Some(Wdl::Loss) => Some(Inaccuracy::HastenedLoss),
+            _ => None,
+        };
+        if mistake.is_some() || inaccuracy.is_some() {
             best = values.first().map(|m| m.mv.clone());
         }
     }
     Ok(Valued {
         before,
+        not_covered,
         after,
         after_depth,
         mistake,
-        slow,
+        inaccuracy,
         best,
     })
+}
+
+/// Whether a probe's error says only that the tables do not cover the position.
+fn not_covering(e: &ProbeError) -> bool {
+    matches!(
+        e,
+        ProbeError::Table(TableError::Missing { .. }) | ProbeError::Vela(_)
+    )
 }
 
 /// A probe's answer, or `None` where the tables do not cover the position.
 fn covered<T>(r: Result<T, ProbeError>) -> Result<Option<T>, ProbeError> {
     match r {
         Ok(v) => Ok(Some(v)),
-        Err(ProbeError::Table(TableError::Missing { .. }) | ProbeError::Vela(_)) => Ok(None),
+        Err(e) if not_covering(&e) => Ok(None),
         Err(e) => Err(e),
     }
 }

@@ -1,6 +1,7 @@
 //! `analyse`: a game record replayed against the tables, move by move: the value
-//! before and after each move for its mover, the mistakes with the best move, the
-//! slow wins, and how the game ended by the rules.
+//! before and after each move for its mover, the mistakes and the inaccuracies
+//! with the best move, the plies the tables do not cover and why, and how the game
+//! ended by the rules.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -46,13 +47,16 @@ pub struct MoveLine {
     before: Option<&'static str>,
     /// Plies to the end (or T under the limit) of `before`.
     before_depth: Option<u32>,
+    /// Why no table covers the position before the move (null: one does).
+    not_covered: Option<String>,
     /// The value for the mover after the move.
     after: Option<&'static str>,
     /// Its plies to the end (or T under the limit), from the position the move is
     /// played in.
     after_depth: Option<u32>,
     mistake: Option<&'static str>,
-    slow: bool,
+    /// `slow-win` or `hastened-loss`: the result kept, but not by a best move.
+    inaccuracy: Option<&'static str>,
     best: Option<String>,
     /// What is proved before the move: the tables' value for the mover, or the
     /// proofs' claims (`draw`, `White does not lose`), or `unknown`.
@@ -80,10 +84,11 @@ impl MoveLine {
             position: m.position.to_string(),
             before: m.before.map(|v| v.wdl().name()),
             before_depth: m.before.and_then(Value::depth),
+            not_covered: m.not_covered.clone(),
             after: m.after.map(Wdl::name),
             after_depth: m.after_depth,
             mistake: m.mistake.map(|k| k.name()),
-            slow: m.slow,
+            inaccuracy: m.inaccuracy.map(|i| i.name()),
             best: m.best.as_ref().map(|b| b.notation(board)),
             proved_before: j.map_or("unknown".into(), |j| proved_text(&j.before)),
             proved_after: j.map_or("unknown".into(), |j| {
@@ -144,6 +149,22 @@ impl AnalyseReport {
     }
 }
 
+impl AnalyseReport {
+    /// The runs of plies no table covers: first, last, and why at the first (the
+    /// missing table, without the advice that follows it).
+    fn not_covered(&self) -> Vec<(usize, usize, &str)> {
+        let mut runs: Vec<(usize, usize, &str)> = Vec::new();
+        for m in &self.moves {
+            let Some(why) = &m.not_covered else { continue };
+            match runs.last_mut() {
+                Some(run) if run.1 + 1 == m.ply => run.1 = m.ply,
+                _ => runs.push((m.ply, m.ply, why.split(": ").next().unwrap_or(why))),
+            }
+        }
+        runs
+    }
+}
+
 /// `win in 29`, `draw`, `-` where no table covers the position.
 fn value_text(wdl: Option<&str>, depth: Option<u32>) -> String {
     match (wdl, depth) {
@@ -166,10 +187,9 @@ impl fmt::Display for AnalyseReport {
             "ply", "move", "before", "after", "proved"
         )?;
         for m in &self.moves {
-            let mut note = match (m.mistake, m.slow, &m.best) {
-                (Some(k), _, Some(b)) => format!("{k}, best {b}"),
-                (Some(k), _, None) => k.to_string(),
-                (None, true, Some(b)) => format!("slow win, best {b}"),
+            let mut note = match (m.mistake.or(m.inaccuracy), &m.best) {
+                (Some(k), Some(b)) => format!("{k}, best {b}"),
+                (Some(k), None) => k.to_string(),
                 _ => String::new(),
             };
             match m.verdict {
@@ -194,7 +214,14 @@ impl fmt::Display for AnalyseReport {
             .iter()
             .filter_map(|m| m.mistake.map(|k| format!("{} {} ({k})", m.ply, m.notation)))
             .collect();
-        let slow = self.moves.iter().filter(|m| m.slow).count();
+        let inaccuracies = self.moves.iter().filter(|m| m.inaccuracy.is_some()).count();
+        for (first, last, why) in self.not_covered() {
+            let plies = match first == last {
+                true => format!("ply {first}"),
+                false => format!("plies {first}-{last}"),
+            };
+            writeln!(f, "{plies}: not covered by the tables ({why})")?;
+        }
         writeln!(
             f,
             "result {}; {}",
@@ -216,12 +243,12 @@ impl fmt::Display for AnalyseReport {
             self.unknown,
             plural(self.thrown, "move", "moves"),
         )?;
-        let slow = plural(slow, "slow win", "slow wins");
+        let inexact = plural(inaccuracies, "inaccuracy", "inaccuracies");
         match mistakes.len() {
-            0 => writeln!(f, "no mistakes by the tables, {slow}"),
+            0 => writeln!(f, "no mistakes by the tables, {inexact}"),
             n => writeln!(
                 f,
-                "{} by the tables: {}; {slow}",
+                "{} by the tables: {}; {inexact}",
                 plural(n, "mistake", "mistakes"),
                 mistakes.join(", ")
             ),

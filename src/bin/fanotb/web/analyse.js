@@ -72,14 +72,15 @@ function show(a) {
   const end = a.end ? END[a.end] : 'the game did not end by the rules';
   $('summary').textContent =
     `result ${a.result}; ${end}; ${mistakes.length} mistake${mistakes.length === 1 ? '' : 's'}, ` +
-    `${a.moves.filter((m) => m.slow).length} slow wins; ` +
+    `${a.moves.filter((m) => m.inaccuracy).length} inaccuracies; ` +
     `${a.proved} of ${a.moves.length} positions proved, ${a.thrown} thrown away`;
   const t = $('plies');
   t.innerHTML = '<tr><th>ply</th><th>move</th><th>before</th><th>after</th><th>proved</th><th>note</th></tr>';
   for (const m of a.moves) {
     const tr = document.createElement('tr');
     if (m.mistake) tr.className = 'mistake';
-    let note = m.mistake ? `${m.mistake}, best ${m.best}` : m.slow ? `slow win, best ${m.best}` : '';
+    const kind = m.mistake || m.inaccuracy;
+    let note = kind ? `${kind}, best ${m.best}` : m.not_covered ? `not covered: ${m.not_covered}` : '';
     if (m.verdict === 'thrown' && !m.mistake) note = `throws it away: ${m.proved_after}`;
     if (m.verdict === 'thrown') tr.className = 'mistake';
     for (const v of [m.ply, m.move, valueText(m.before, m.before_depth), valueText(m.after, m.after_depth), m.proved_before, note]) {
