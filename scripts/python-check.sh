@@ -8,7 +8,8 @@ set -euo pipefail
 games=${1:-40}
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-(cd python && cargo fmt --check && cargo clippy --release --quiet -- -D warnings)
+# --locked: a Cargo.lock out of date fails here rather than in a user's clone.
+(cd python && cargo fmt --check && cargo clippy --release --locked --quiet -- -D warnings)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/venv"

@@ -9,9 +9,9 @@ use fanotb::{
     TableError, Tablebase as Tb, Value,
 };
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 create_exception!(
     fanotb,
@@ -78,19 +78,24 @@ fn side_name(c: Color) -> &'static str {
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Position(Pos);
 
-/// A position given as a `Position` or as its text.
-#[derive(FromPyObject)]
-enum PositionArg<'py> {
-    Position(Bound<'py, Position>),
-    Text(String),
-}
+/// A position given as a `Position` or as its text; anything else is a `TypeError`
+/// saying so in Python's terms.
+struct PositionArg(Pos);
 
-impl PositionArg<'_> {
-    fn get(self) -> PyResult<Pos> {
-        match self {
-            PositionArg::Position(p) => Ok(p.get().0),
-            PositionArg::Text(t) => parse_position(&t),
+impl<'a, 'py> FromPyObject<'a, 'py> for PositionArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(p) = obj.cast::<Position>() {
+            return Ok(PositionArg(p.get().0));
         }
+        if let Ok(text) = obj.cast::<PyString>() {
+            return parse_position(&text.to_cow()?).map(PositionArg);
+        }
+        Err(PyTypeError::new_err(format!(
+            "a position is a fanotb.Position or its text, not {}",
+            obj.get_type().name()?
+        )))
     }
 }
 
@@ -155,8 +160,8 @@ impl Position {
 
 /// Leaf nodes of the move tree `depth` plies deep from `position`.
 #[pyfunction]
-fn perft(py: Python<'_>, position: PositionArg<'_>, depth: i64) -> PyResult<u64> {
-    let pos = position.get()?;
+fn perft(py: Python<'_>, position: PositionArg, depth: i64) -> PyResult<u64> {
+    let pos = position.0;
     let depth = u32::try_from(depth).map_err(|_| {
         pyo3::exceptions::PyValueError::new_err(format!("depth {depth}: 0 or more plies"))
     })?;
@@ -383,13 +388,13 @@ impl Tablebase {
     fn probe(
         &self,
         py: Python<'_>,
-        position: PositionArg<'_>,
+        position: PositionArg,
         limit: Option<u64>,
         counter: Option<u32>,
         vela: Option<&str>,
         vela_lost: Option<u32>,
     ) -> PyResult<Probe> {
-        let pos = position.get()?;
+        let pos = position.0;
         let rules = rules(&pos, (limit, counter, vela, vela_lost))?;
         let (value, moves) = py
             .detach(|| Ok((self.0.probe(&pos, rules)?, self.0.moves(&pos, rules)?)))
@@ -421,13 +426,13 @@ impl Tablebase {
     fn value(
         &self,
         py: Python<'_>,
-        position: PositionArg<'_>,
+        position: PositionArg,
         limit: Option<u64>,
         counter: Option<u32>,
         vela: Option<&str>,
         vela_lost: Option<u32>,
     ) -> PyResult<&'static str> {
-        let pos = position.get()?;
+        let pos = position.0;
         let rules = rules(&pos, (limit, counter, vela, vela_lost))?;
         let wdl = py
             .detach(|| self.0.value(&pos, rules))
@@ -441,13 +446,13 @@ impl Tablebase {
     fn best_move(
         &self,
         py: Python<'_>,
-        position: PositionArg<'_>,
+        position: PositionArg,
         limit: Option<u64>,
         counter: Option<u32>,
         vela: Option<&str>,
         vela_lost: Option<u32>,
     ) -> PyResult<Option<String>> {
-        let pos = position.get()?;
+        let pos = position.0;
         let rules = rules(&pos, (limit, counter, vela, vela_lost))?;
         let best = py
             .detach(|| self.0.best_moves(&pos, rules))
@@ -461,13 +466,13 @@ impl Tablebase {
     fn line(
         &self,
         py: Python<'_>,
-        position: PositionArg<'_>,
+        position: PositionArg,
         limit: Option<u64>,
         counter: Option<u32>,
         vela: Option<&str>,
         vela_lost: Option<u32>,
     ) -> PyResult<Vec<MoveInfo>> {
-        let pos = position.get()?;
+        let pos = position.0;
         let rules = rules(&pos, (limit, counter, vela, vela_lost))?;
         let line = py
             .detach(|| self.0.line(&pos, rules))
@@ -575,11 +580,11 @@ impl Solution {
     fn known<'py>(
         &self,
         py: Python<'py>,
-        position: PositionArg<'_>,
+        position: PositionArg,
         limit: Option<u64>,
         counter: Option<u32>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let pos = position.get()?;
+        let pos = position.0;
         let rules = rules(&pos, (limit, counter, None, None))?;
         let known = py
             .detach(|| self.player().known(&pos, rules))
@@ -593,11 +598,11 @@ impl Solution {
     fn best_move<'py>(
         &self,
         py: Python<'py>,
-        position: PositionArg<'_>,
+        position: PositionArg,
         limit: Option<u64>,
         counter: Option<u32>,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let pos = position.get()?;
+        let pos = position.0;
         let rules = rules(&pos, (limit, counter, None, None))?;
         let choice = match py.detach(|| self.player().choose(&pos, rules)) {
             Ok(c) => c,
@@ -744,7 +749,7 @@ fn prove<'py>(
     path: PathBuf,
     out: PathBuf,
     board: &str,
-    position: Option<PositionArg<'py>>,
+    position: Option<PositionArg>,
     max_table_stones: usize,
     max_nodes: Option<u64>,
     threads: Option<usize>,
@@ -752,7 +757,7 @@ fn prove<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let b = self::board(board)?;
     let pos = match position {
-        Some(p) => p.get()?,
+        Some(p) => p.0,
         None => Pos::start(b),
     };
     let mut opts = fanotb::ProveOptions::default();

@@ -290,5 +290,11 @@ def test_reprs_and_errors_read_as_python(tables):
     assert "depth=None" in repr(drawn)
     with pytest.raises(ValueError, match="0 or more plies"):
         fanotb.perft("start", -1)
+    # A wrong type is a TypeError that says what is expected, not PyO3's internals.
+    with pytest.raises(TypeError, match="a position is a fanotb.Position or its text, not int") as e:
+        tb.probe(42)
+    assert "PositionArg" not in str(e.value) and "variant" not in str(e.value)
+    with pytest.raises(TypeError, match="not NoneType"):
+        fanotb.perft(None, 2)
     version = subprocess.run([CLI, "--version"], check=True, capture_output=True, text=True)
     assert version.stdout.split() == ["fanotb", fanotb.__version__]
