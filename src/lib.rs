@@ -214,8 +214,8 @@ pub use certificate::{
     Certificate, CertificateError, Claim, Entry, LemmaRef, Part, Proves, lemma_file_name,
 };
 pub use check::proof::{
-    CheckError, CheckOptions, CheckReport, CheckSetReport, DEFAULT_CACHE_MIB, check_proof,
-    check_proofs,
+    CheckError, CheckOptions, CheckReport, CheckSetReport, DEFAULT_CACHE_MIB, OnTable,
+    TableVerified, check_proof, check_proofs,
 };
 pub use check::tables::{VerifyReport, verify};
 pub use files::durable::{LockError, replace_file};

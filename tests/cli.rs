@@ -216,6 +216,27 @@ fn prove_and_check_proof() {
         (true.into(), "win".into())
     );
     assert_eq!(c["positions"], 33);
+    // With its tables re-derived: a progress line a table on stderr, with the
+    // positions done and the time left.
+    let out = fanotb()
+        .args(["check-proof", &cert, "--dir", d, "--verify-tables"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("verified table"))
+        .collect();
+    assert_eq!(lines.len(), 6, "{err}");
+    assert!(
+        lines[0].contains("(1 of 6)") && lines[0].contains(" ETA "),
+        "{err}"
+    );
+    assert!(
+        lines[5].contains("(6 of 6): 22050/22050 positions (100.0%), ETA 0 s"),
+        "{err}"
+    );
     // The same proof in version 3, checked block by block with no room for blocks.
     let blocked = dir.path().join("blocked.fnproof");
     let b = blocked.to_str().unwrap();

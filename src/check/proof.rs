@@ -39,6 +39,37 @@ pub struct CheckOptions {
     /// look-ups (`None`: `DEFAULT_CACHE_MIB`); with a block a thread, what bounds its
     /// memory.
     pub cache_mib: Option<usize>,
+    /// Told after each table `verify_tables` re-derives, for progress and an
+    /// estimate of the time left (the re-derivation is most of such a check).
+    pub on_table: Option<OnTable>,
+}
+
+/// One table re-derived by a check with `verify_tables`.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct TableVerified {
+    /// The table.
+    pub sig: Signature,
+    /// Its place among the tables to re-derive, from 1, and their number.
+    pub index: usize,
+    /// How many tables there are to re-derive.
+    pub count: usize,
+    /// Positions of the tables re-derived so far, this one included, and of all.
+    pub done_positions: u64,
+    /// Positions of all the tables to re-derive.
+    pub total_positions: u64,
+    /// Seconds since the first table began.
+    pub seconds: f64,
+}
+
+/// A callback for [`TableVerified`] events (shared, so that options stay `Clone`).
+#[derive(Clone)]
+pub struct OnTable(pub std::sync::Arc<dyn Fn(&TableVerified) + Send + Sync>);
+
+impl std::fmt::Debug for OnTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnTable(..)")
+    }
 }
 
 /// MiB of decoded blocks kept by default while a version 3 certificate is checked.
@@ -509,7 +540,7 @@ fn check_all(
         }
     }
     if opts.verify_tables {
-        verify_named(dir, board, &sigs)?;
+        verify_named(dir, board, &sigs, opts.on_table.as_ref())?;
     }
     let mut positions = 0;
     let mut moves = 0;
@@ -588,6 +619,7 @@ fn verify_named(
     dir: &Path,
     board: &'static crate::rules::board::Board,
     sigs: &[Signature],
+    on_table: Option<&OnTable>,
 ) -> Result<(), CheckError> {
     for &sig in sigs {
         let reads = std::iter::once(Signature::new(sig.them, sig.us))
@@ -596,8 +628,21 @@ fn verify_named(
             return Err(CheckError::Unverifiable { sig, missing });
         }
     }
-    for &sig in sigs {
+    let total_positions = sigs.iter().map(|s| s.placements(board)).sum();
+    let (start, mut done_positions) = (Instant::now(), 0);
+    for (i, &sig) in sigs.iter().enumerate() {
         let r = verify_table(dir, board, crate::table::TableKind::Plain, sig)?;
+        done_positions += sig.placements(board);
+        if let Some(OnTable(tell)) = on_table {
+            tell(&TableVerified {
+                sig,
+                index: i + 1,
+                count: sigs.len(),
+                done_positions,
+                total_positions,
+                seconds: start.elapsed().as_secs_f64(),
+            });
+        }
         if r.mismatches > 0 || r.stats_error.is_some() {
             return Err(CheckError::TableWrong {
                 sig,

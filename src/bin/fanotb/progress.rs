@@ -185,17 +185,37 @@ impl Observer for BuildProgress {
             return;
         }
         let secs = self.start.elapsed().as_secs_f64();
-        let eta = if done == 0 {
-            "-".to_string()
-        } else {
-            format!(
-                "{:.0} s",
-                secs * (total - done.min(total)) as f64 / done as f64
-            )
-        };
+        let eta = eta(secs, done, total);
         eprintln!(
             "[{secs:>7.1} s] job: {done}/{total} positions built ({:.1}%), ETA {eta}",
             100.0 * done as f64 / total as f64
         );
     }
+}
+
+/// The time left at the rate so far: `secs` for `done` of `total` units.
+fn eta(secs: f64, done: u64, total: u64) -> String {
+    match done {
+        0 => "-".to_string(),
+        _ => format!(
+            "{:.0} s",
+            secs * (total - done.min(total)) as f64 / done as f64
+        ),
+    }
+}
+
+/// Progress of `check-proof --verify-tables` on stderr, a line a table re-derived,
+/// with the time left at the rate so far (positions re-derived a second).
+pub fn table_verified(t: &fanotb::TableVerified) {
+    eprintln!(
+        "[{:>7.1} s] verified table {} ({} of {}): {}/{} positions ({:.1}%), ETA {}",
+        t.seconds,
+        t.sig,
+        t.index,
+        t.count,
+        t.done_positions,
+        t.total_positions,
+        100.0 * t.done_positions as f64 / t.total_positions.max(1) as f64,
+        eta(t.seconds, t.done_positions, t.total_positions)
+    );
 }

@@ -573,6 +573,9 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckOutput> {
     opts.verify_tables = a.verify_tables;
     opts.lemmas = a.lemmas.clone();
     opts.cache_mib = Some(a.cache_mib);
+    opts.on_table = Some(fanotb::OnTable(std::sync::Arc::new(
+        crate::progress::table_verified,
+    )));
     // A set, or a pack (which stands for the lemmas in it).
     let one = match &a.files[..] {
         [file] if file.extension().is_none_or(|x| x != "fnpack") => Some(file),
