@@ -182,8 +182,9 @@
 //! assert_eq!((value, depth), (1, 7));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+// Every public item is documented: a missing doc fails the build, not just warns.
+#![deny(missing_docs)]
 #![warn(
-    missing_docs,
     missing_debug_implementations,
     unreachable_pub,
     clippy::undocumented_unsafe_blocks

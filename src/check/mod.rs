@@ -6,3 +6,4 @@
 pub(crate) mod lemmas;
 pub(crate) mod proof;
 pub(crate) mod tables;
+mod walk;

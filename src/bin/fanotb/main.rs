@@ -6,10 +6,12 @@ mod analyse;
 mod args;
 mod build_report;
 mod charts;
+mod check_proof;
 #[cfg(feature = "mpi")]
 mod distributed;
 mod engine;
 mod game;
+mod lemmas;
 mod output;
 mod probe;
 mod progress;
@@ -127,17 +129,17 @@ enum Command {
     #[command(
         after_help = "Examples:\n  fanotb check-proof tables/proofs/5x5-start.fnproof\n  fanotb check-proof proofs/tsivy/lemmas/lemmas.fnpack --lemmas proofs/tsivy/lemmas"
     )]
-    CheckProof(prove::CheckProofArgs),
+    CheckProof(check_proof::CheckProofArgs),
     /// Pack a lemma directory: every loose lemma file and every pack no search is
     /// writing, into one pack of large segments (docs/PROOF.md, "Lemma packs").
     #[command(after_help = "Example: fanotb pack-lemmas proofs/tsivy/lemmas")]
-    PackLemmas(prove::PackLemmasArgs),
+    PackLemmas(lemmas::PackLemmasArgs),
     /// Rewrite a lemma directory in the newest format (version 4: proofs as their
     /// moves) into one pack, with the certificates that rely on it (--root).
     #[command(
         after_help = "Example: fanotb recode-lemmas proofs/tsivy/lemmas --root proofs/tsivy/lemmas/root.fnproof --out new"
     )]
-    RecodeLemmas(prove::RecodeLemmasArgs),
+    RecodeLemmas(lemmas::RecodeLemmasArgs),
     /// Prove a board's start (or --position) bottom up: every position --depth
     /// plies deep as a job whose proof is kept as a lemma, then each level above
     /// over them, then the root; a run stopped anywhere goes on from the lemmas.
@@ -218,9 +220,9 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Manifest(a) => print(&tables::manifest(a)?, json),
         Command::Solve(a) => print(&solve::solve_command(a, json)?, json),
         Command::Prove(a) => print(&prove::prove_command(a, json)?, json),
-        Command::CheckProof(a) => print(&prove::check_proof_command(a)?, json),
-        Command::PackLemmas(a) => print(&prove::pack_lemmas_command(&a)?, json),
-        Command::RecodeLemmas(a) => print(&prove::recode_lemmas_command(&a)?, json),
+        Command::CheckProof(a) => print(&check_proof::check_proof_command(a)?, json),
+        Command::PackLemmas(a) => print(&lemmas::pack_lemmas_command(&a)?, json),
+        Command::RecodeLemmas(a) => print(&lemmas::recode_lemmas_command(&a)?, json),
         Command::ProveJobs(a) => prove::prove_jobs_command(a, json)?,
         Command::ProveTree(a) => prove_tree::prove_tree_command(a, json)?,
         Command::Serve(a) => serve::serve(a)?,

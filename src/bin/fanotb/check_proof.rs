@@ -1,0 +1,218 @@
+//! `check-proof`: certificates checked from the rules and the tables, one or a set
+//! (a pack stands for its lemmas), with their figures.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Serialize;
+
+use fanotb::{CheckOptions, Color, Proves, check_proof, check_proofs};
+
+use crate::args::{Result, TablesArg};
+use crate::prove::ProofLine;
+
+#[derive(Args)]
+pub struct CheckProofArgs {
+    /// The certificate, or several (a lemma directory's new lemmas, say), checked
+    /// in one pass: the tables loaded once, every certificate given or relied on
+    /// checked once. Example: tables/proofs/5x5-start.fnproof.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Also re-derive every entry of every table the certificate names from its
+    /// successors (as `verify` does), so that the check rests on the rules alone.
+    #[arg(long)]
+    pub verify_tables: bool,
+    /// The lemma directory the certificate's lemmas are read from (by the
+    /// checksums it names). Example: proofs/tsivy/lemmas.
+    #[arg(long)]
+    pub lemmas: Option<PathBuf>,
+    /// MiB of decoded blocks a version 3 certificate's check keeps for its
+    /// look-ups, which with one block a thread bounds its memory. Example: 256.
+    #[arg(long, default_value_t = fanotb::DEFAULT_CACHE_MIB)]
+    pub cache_mib: usize,
+    /// Also list the file of every lemma relied on (not given), one a line after
+    /// the report (`relied_on` in JSON): what a lemma directory must keep for these
+    /// certificates.
+    #[arg(long)]
+    pub list_lemmas: bool,
+    #[command(flatten)]
+    pub tables: TablesArg,
+}
+
+#[derive(Serialize)]
+pub struct CheckReport {
+    certificate: String,
+    ok: bool,
+    board: String,
+    position: String,
+    /// The value proved; `null` for a lemma.
+    value: Option<&'static str>,
+    /// What a lemma proves (`White wins`), for a lemma.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lemma: Option<String>,
+    max_table_stones: u8,
+    tables: usize,
+    lemmas: usize,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    tables_verified: bool,
+    proofs: Vec<ProofLine>,
+    positions: u64,
+    moves: u64,
+    seconds: f64,
+    #[serde(skip)]
+    turn: Color,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relied_on: Option<Vec<String>>,
+}
+
+impl fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} {}: {} (table leaves up to {} stones, {} tables matched by checksum{}{})",
+            self.board,
+            self.position,
+            match (&self.lemma, self.value) {
+                (Some(l), _) => format!("lemma: {l}"),
+                (None, v) => format!("{} for {} to move", v.unwrap_or("?"), self.turn.name()),
+            },
+            self.max_table_stones,
+            self.tables,
+            if self.tables_verified {
+                ", every entry re-derived"
+            } else {
+                ""
+            },
+            match self.lemmas {
+                0 => String::new(),
+                n => format!(", {n} lemmas checked"),
+            }
+        )?;
+        for p in &self.proofs {
+            writeln!(f, "{p}")?;
+        }
+        writeln!(
+            f,
+            "ok: {} positions and {} moves checked in {:.2} s",
+            self.positions, self.moves, self.seconds
+        )
+    }
+}
+
+/// What `check-proof` found: one certificate's report, or several's in all.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum CheckOutput {
+    One(CheckReport),
+    Set(CheckSetOutput),
+}
+
+impl fmt::Display for CheckOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let relied_on = match self {
+            CheckOutput::One(r) => {
+                r.fmt(f)?;
+                &r.relied_on
+            }
+            CheckOutput::Set(r) => {
+                r.fmt(f)?;
+                &r.relied_on
+            }
+        };
+        for name in relied_on.iter().flatten() {
+            writeln!(f, "relies on {name}")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Serialize)]
+pub struct CheckSetOutput {
+    ok: bool,
+    certificates: usize,
+    lemmas: usize,
+    tables: usize,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    tables_verified: bool,
+    positions: u64,
+    moves: u64,
+    seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relied_on: Option<Vec<String>>,
+}
+
+impl fmt::Display for CheckSetOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "ok: {} certificates and {} lemmas they rely on ({} tables matched by checksum{}): {} positions and {} moves checked in {:.2} s",
+            self.certificates,
+            self.lemmas,
+            self.tables,
+            if self.tables_verified {
+                ", every entry re-derived"
+            } else {
+                ""
+            },
+            self.positions,
+            self.moves,
+            self.seconds
+        )
+    }
+}
+
+pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckOutput> {
+    let mut opts = CheckOptions::default();
+    opts.verify_tables = a.verify_tables;
+    opts.lemmas = a.lemmas.clone();
+    opts.cache_mib = Some(a.cache_mib);
+    opts.on_table = Some(fanotb::OnTable(std::sync::Arc::new(
+        crate::progress::table_verified,
+    )));
+    // A set, or a pack (which stands for the lemmas in it).
+    let one = match &a.files[..] {
+        [file] if file.extension().is_none_or(|x| x != "fnpack") => Some(file),
+        _ => None,
+    };
+    let Some(file) = one else {
+        let r = check_proofs(&a.files, &a.tables.dir, &opts)?;
+        return Ok(CheckOutput::Set(CheckSetOutput {
+            ok: true,
+            certificates: r.certificates,
+            lemmas: r.lemmas,
+            tables: r.tables,
+            tables_verified: r.tables_verified,
+            positions: r.positions,
+            moves: r.moves,
+            seconds: r.seconds,
+            relied_on: a.list_lemmas.then_some(r.relied_on),
+        }));
+    };
+    let r = check_proof(file, &a.tables.dir, &opts)?;
+    Ok(CheckOutput::One(CheckReport {
+        certificate: file.display().to_string(),
+        ok: true,
+        board: r.root.board().size_name(),
+        position: r.root.to_string(),
+        value: r.proves.value().map(|v| v.name()),
+        lemma: match r.proves {
+            Proves::Lemma(..) => Some(r.proves.text(&r.root)),
+            Proves::Value(_) => None,
+        },
+        max_table_stones: r.max_table_stones,
+        tables: r.tables,
+        lemmas: r.lemmas,
+        tables_verified: r.tables_verified,
+        proofs: r
+            .parts
+            .iter()
+            .map(|&(side, claim, n)| ProofLine::new(side, claim, n))
+            .collect(),
+        positions: r.positions,
+        moves: r.moves,
+        seconds: r.seconds,
+        turn: r.root.turn(),
+        relied_on: a.list_lemmas.then_some(r.relied_on),
+    }))
+}

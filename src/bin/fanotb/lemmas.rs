@@ -1,0 +1,144 @@
+//! `pack-lemmas` and `recode-lemmas`: a lemma directory packed, or rewritten in
+//! the newest format (docs/PROOF.md, "Lemma packs").
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::args::Result;
+use crate::output::human_bytes;
+
+#[derive(Args)]
+pub struct PackLemmasArgs {
+    /// The lemma directory. Example: proofs/tsivy/lemmas.
+    pub dir: PathBuf,
+    /// Instead, write into --out one pack of exactly the lemmas these certificates
+    /// rely on (what a result needs to be checked), leaving DIR as it is. Example:
+    /// proofs/tsivy/lemmas/root.fnproof.
+    #[arg(long, num_args = 1.., requires = "out")]
+    pub only: Vec<PathBuf>,
+    /// The directory the pack of --only is written to.
+    #[arg(long, requires = "only")]
+    pub out: Option<PathBuf>,
+}
+
+/// What `pack-lemmas` did.
+#[derive(Serialize)]
+pub struct PackLemmasReport {
+    lemmas: usize,
+    loose: usize,
+    packs: usize,
+    busy: Vec<String>,
+    cut: Vec<String>,
+    pack: Option<String>,
+    bytes_before: u64,
+    bytes_after: u64,
+}
+
+impl fmt::Display for PackLemmasReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.pack {
+            None => writeln!(f, "no lemma to pack")?,
+            Some(p) => writeln!(
+                f,
+                "{} lemmas packed into {p} ({}), from {} loose files and {} packs ({})",
+                self.lemmas,
+                human_bytes(self.bytes_after),
+                self.loose,
+                self.packs,
+                human_bytes(self.bytes_before)
+            )?,
+        }
+        for b in &self.busy {
+            writeln!(f, "left as it is, a search is writing it: {b}")?;
+        }
+        for c in &self.cut {
+            writeln!(f, "ended early, its segments before taken in: {c}")?;
+        }
+        Ok(())
+    }
+}
+
+pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
+    let r = match &a.out {
+        Some(out) => fanotb::pack_relied_on(&a.only, &a.dir, out)?,
+        None => fanotb::pack_lemmas(&a.dir)?,
+    };
+    // Nothing packed is nothing done of what was asked: a non-zero exit.
+    if r.pack.is_none() && r.busy.is_empty() {
+        return Err(match a.out {
+            Some(_) => "the certificates rely on no lemma: nothing packed".into(),
+            None => format!("no lemma in {}: nothing packed", a.dir.display()).into(),
+        });
+    }
+    let show = |p: &Path| p.display().to_string();
+    Ok(PackLemmasReport {
+        lemmas: r.lemmas,
+        loose: r.loose,
+        packs: r.packs,
+        busy: r.busy.iter().map(|p| show(p)).collect(),
+        cut: r.cut,
+        pack: r.pack.as_deref().map(show),
+        bytes_before: r.bytes_before,
+        bytes_after: r.bytes_after,
+    })
+}
+
+#[derive(Args)]
+pub struct RecodeLemmasArgs {
+    /// The lemma directory read. Example: proofs/tsivy/lemmas.
+    pub dir: PathBuf,
+    /// Certificates that rely on its lemmas, rewritten with the new checksums.
+    #[arg(long, num_args = 1..)]
+    pub root: Vec<PathBuf>,
+    /// The directory written: one pack, and each --root under its file name.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// What `recode-lemmas` wrote.
+#[derive(Serialize)]
+pub struct RecodeLemmasReport {
+    lemmas: usize,
+    compact: usize,
+    pack: Option<String>,
+    roots: Vec<String>,
+    bytes_before: u64,
+    bytes_after: u64,
+}
+
+impl fmt::Display for RecodeLemmasReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} lemmas ({} as moves, version 4) rewritten into {}: {} (were {})",
+            self.lemmas,
+            self.compact,
+            self.pack.as_deref().unwrap_or("no pack"),
+            human_bytes(self.bytes_after),
+            human_bytes(self.bytes_before)
+        )?;
+        for r in &self.roots {
+            writeln!(f, "certificate rewritten: {r}")?;
+        }
+        Ok(())
+    }
+}
+
+pub fn recode_lemmas_command(a: &RecodeLemmasArgs) -> Result<RecodeLemmasReport> {
+    let r = fanotb::recode_lemmas(&a.dir, &a.root, &a.out)?;
+    Ok(RecodeLemmasReport {
+        lemmas: r.lemmas,
+        compact: r.compact,
+        pack: r.pack.as_ref().map(|p| p.display().to_string()),
+        roots: r
+            .roots
+            .iter()
+            .map(|(_, to)| to.display().to_string())
+            .collect(),
+        bytes_before: r.bytes_before,
+        bytes_after: r.bytes_after,
+    })
+}
