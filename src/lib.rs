@@ -237,7 +237,9 @@ pub use proof::{
     LevelReport, Limits, ProveError, ProveOptions, Proved, SearchOutcome, SearchProgress,
     TreeOptions, TreeProgress, TreeReport, job_levels, prove, prove_jobs, prove_tree,
 };
-pub use request::{ChartQuery, GameQuery, MAX_POSITION_TEXT, PositionQuery, QueryError};
+pub use request::{
+    ChartQuery, GameQuery, MAX_POSITION_TEXT, PositionQuery, QueryError, RulesRequest,
+};
 pub use retro::{BuildPlan, GenerateError, Observer, Options, TableReport, generate, plan_build};
 #[cfg(feature = "mpi")]
 pub use retro::{PairTraffic, TableSharing, generate_distributed};

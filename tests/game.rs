@@ -488,7 +488,7 @@ fn the_command_line_records_and_analyses_games() {
     );
     assert!(ok, "{err}");
     assert!(
-        out.contains("1 mistake by the tables: 1 a1-a2 (win-to-draw); 0 slow wins"),
+        out.contains("1 mistake by the tables: 1 a1-a2 (win-to-draw); 0 inaccuracies"),
         "{out}"
     );
     assert!(

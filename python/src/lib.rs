@@ -346,23 +346,14 @@ impl TableStats {
 /// The rules of `limit=`/`counter=` and `vela=`/`vela_lost=` for `pos`: the plain
 /// game when all are None.
 fn rules(pos: &Pos, asked: Asked) -> PyResult<Rules> {
-    let (limit, counter, vela, lost) = asked;
-    let rules = Rules::from_request(limit, counter).map_err(error)?;
-    let side = match vela {
-        None if lost.is_some() => {
-            return Err(FanotbError::new_err("vela_lost is given without vela"));
-        }
-        None => return Ok(rules),
-        Some("white") => Color::White,
-        Some("black") => Color::Black,
-        Some(other) => {
-            return Err(FanotbError::new_err(format!(
-                "vela {other:?}: \"white\" or \"black\""
-            )));
-        }
+    let (limit, counter, vela, vela_lost) = asked;
+    let asked = fanotb::RulesRequest {
+        limit,
+        counter,
+        vela,
+        vela_lost,
     };
-    let v = fanotb::Vela::at(pos, side, lost).map_err(error)?;
-    Ok(rules.with_vela(Some(v)))
+    asked.rules(pos).map_err(error)
 }
 
 /// The rule keywords of a probe call: limit, counter, vela, vela_lost.

@@ -202,7 +202,7 @@ def test_vela_probes_equal_the_cli_json(tmp_path):
         tb.value("B4/WW3/WWWW1 w")
     with pytest.raises(fanotb.FanotbError, match="no table values this vela"):
         tb.value("B4/WW3/WWWW1 w", vela="white", vela_lost=0)
-    with pytest.raises(fanotb.FanotbError, match="without vela"):
+    with pytest.raises(fanotb.FanotbError, match="vela_lost needs a vela side"):
         tb.value("B4/WW3/WWWW1 w", vela_lost=1)
     with pytest.raises(fanotb.FanotbError, match="white"):
         tb.value("B4/WW3/WWWW1 w", vela="red")

@@ -20,7 +20,6 @@ use crate::rules::Rules;
 use crate::rules::board::Board;
 use crate::rules::position::{Color, Position};
 use crate::rules::value::Wdl;
-use crate::rules::vela::Vela;
 use crate::table::TableError;
 
 /// Success.
@@ -202,9 +201,9 @@ fn status(r: Result<(), c_int>) -> c_int {
     r.err().unwrap_or(FANOTB_OK)
 }
 
-/// The rules of a C call: the plain game, or a no-capture limit and counter,
-/// checked once by `Rules`.
-fn rules(asked: Option<(c_int, c_int)>) -> Result<Rules, c_int> {
+/// The rules of a C call about `pos`: the plain game, or a no-capture limit and
+/// counter, checked as every front end checks them (`RulesRequest`).
+fn rules(pos: &Position, asked: Option<(c_int, c_int)>) -> Result<Rules, c_int> {
     let Some((limit, counter)) = asked else {
         return Ok(Rules::PLAIN);
     };
@@ -215,7 +214,12 @@ fn rules(asked: Option<(c_int, c_int)>) -> Result<Rules, c_int> {
             format!("counter {counter}: give 0 to the limit"),
         )
     })?;
-    Rules::from_request(Some(limit), Some(counter)).map_err(|e| fail(FANOTB_EARG, e))
+    let asked = crate::request::RulesRequest {
+        limit: Some(limit),
+        counter: Some(counter),
+        ..Default::default()
+    };
+    asked.rules(pos).map_err(|e| fail(FANOTB_EARG, e))
 }
 
 /// What a probe writes beside the value: nothing (a value probe reads only the
@@ -241,8 +245,8 @@ enum Ask {
 /// The rules of a vela asked from C for `pos`.
 fn vela_rules(pos: &Position, side: c_int, lost: c_int) -> Result<Rules, c_int> {
     let side = match side {
-        0 => Color::White,
-        1 => Color::Black,
+        0 => "white",
+        1 => "black",
         s => {
             return Err(fail(
                 FANOTB_EARG,
@@ -259,8 +263,12 @@ fn vela_rules(pos: &Position, side: c_int, lost: c_int) -> Result<Rules, c_int> 
             )
         })?),
     };
-    let vela = Vela::at(pos, side, lost).map_err(|e| fail(FANOTB_EARG, e))?;
-    Ok(Rules::PLAIN.with_vela(Some(vela)))
+    let asked = crate::request::RulesRequest {
+        vela: Some(side),
+        vela_lost: lost,
+        ..Default::default()
+    };
+    asked.rules(pos).map_err(|e| fail(FANOTB_EARG, e))
 }
 
 /// Probes `pos` and writes what `ask` asks.
@@ -269,7 +277,7 @@ fn vela_rules(pos: &Position, side: c_int, lost: c_int) -> Result<Rules, c_int> 
 /// `value` and the pointers of `ask` are null or valid for a write.
 unsafe fn answer(tb: &Tablebase, pos: &Position, value: *mut c_int, ask: Ask) -> Result<(), c_int> {
     let rules = match ask {
-        Ask::Limited { rules: r, .. } => rules(Some(r))?,
+        Ask::Limited { rules: r, .. } => rules(pos, Some(r))?,
         Ask::Vela { side, lost, .. } => vela_rules(pos, side, lost)?,
         Ask::Value | Ask::Depth(_) => Rules::PLAIN,
     };
@@ -469,7 +477,7 @@ fn root_list(
 ) -> Result<Vec<(String, c_int, c_int)>, c_int> {
     let b = pos.board();
     Ok(tb
-        .moves(pos, rules(rules_asked)?)
+        .moves(pos, rules(pos, rules_asked)?)
         .map_err(probe_error)?
         .iter()
         .map(|m| {
@@ -570,7 +578,8 @@ unsafe fn best_move(
             }
             // The same answer as a probe for a finished game, from the tables the
             // moves are read from: plain or rule-aware.
-            tb.value(&pos, rules(rules_asked)?).map_err(probe_error)?;
+            tb.value(&pos, rules(&pos, rules_asked)?)
+                .map_err(probe_error)?;
             let best = root_list(tb, &pos, rules_asked)?
                 .into_iter()
                 .next()

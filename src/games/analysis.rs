@@ -200,7 +200,7 @@ fn valued(
         Err(e) => return Err(e),
     };
     // Every move's value where the tables cover the position: the played move's
-    // value and depth for its mover, the slow wins, the best move.
+    // value and depth for its mover, the inaccuracies, the best move.
     let values = match before {
         Some(_) => covered(tb.moves(&pos, rules))?,
         None => None,

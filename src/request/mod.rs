@@ -47,7 +47,7 @@ pub enum QueryError {
     #[error("vela=1 and limit: no table is under both")]
     VelaWithLimit,
     /// Stones lost under vela without a vela side.
-    #[error("vela_lost needs a vela side (&vela=white or &vela=black)")]
+    #[error("vela_lost needs a vela side (vela white or black)")]
     LostWithoutVela,
     /// More stones said lost than the vela side started with.
     #[error(transparent)]
@@ -170,11 +170,14 @@ impl PositionQuery {
             return Err(QueryError::TooLong);
         }
         let position = Position::parse_arg(&text)?;
-        let rules = rules(f.number(1, "limit")?, f.number(2, "counter")?)?.with_vela(vela(
-            f.values[3].take(),
-            f.number(4, "vela_lost")?,
-            &position,
-        )?);
+        let vela = f.values[3].take();
+        let asked = RulesRequest {
+            limit: f.number(1, "limit")?,
+            counter: f.number(2, "counter")?,
+            vela: vela.as_deref(),
+            vela_lost: f.number(4, "vela_lost")?,
+        };
+        let rules = asked.rules(&position)?;
         Ok(PositionQuery { position, rules })
     }
 }
@@ -202,11 +205,14 @@ impl GameQuery {
             return Err(QueryError::TooLong);
         }
         let start = Position::parse_arg(&text)?;
-        let rules = rules(f.number(2, "limit")?, f.number(3, "counter")?)?.with_vela(vela(
-            f.values[4].take(),
-            f.number(5, "vela_lost")?,
-            &start,
-        )?);
+        let vela = f.values[4].take();
+        let asked = RulesRequest {
+            limit: f.number(2, "limit")?,
+            counter: f.number(3, "counter")?,
+            vela: vela.as_deref(),
+            vela_lost: f.number(5, "vela_lost")?,
+        };
+        let rules = asked.rules(&start)?;
         let mut game = Game::new(start, rules);
         let moves = f.values[1].take().unwrap_or_default();
         for (i, m) in moves.split_whitespace().enumerate() {
@@ -220,28 +226,66 @@ impl GameQuery {
     }
 }
 
-/// The rules a limit and a counter ask for.
-fn rules(limit: Option<u64>, counter: Option<u32>) -> Result<Rules, QueryError> {
-    Rules::from_request(limit, counter).map_err(|e| match e {
-        RulesError::CounterWithoutLimit => QueryError::CounterWithoutLimit,
-        e => QueryError::Rules(e),
-    })
+/// A question's rules as a request states them, in every front end (the command
+/// line, HTTP, C, Python): a no-capture limit and its counter, a vela side and the
+/// stones it has lost. [`RulesRequest::rules`] is the one place they become
+/// [`Rules`], checked against the position asked about.
+///
+/// ```
+/// use fanotb::{Position, RulesRequest};
+/// let start = Position::parse_arg("start")?;
+/// let asked = RulesRequest { vela: Some("white"), ..RulesRequest::default() };
+/// assert_eq!(asked.rules(&start)?.vela().map(|v| v.lost()), Some(0));
+/// let wrong = RulesRequest { vela: Some("red"), ..RulesRequest::default() };
+/// assert_eq!(
+///     wrong.rules(&start).unwrap_err().to_string(),
+///     "vela: \"red\" is not a side: give white or black"
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RulesRequest<'a> {
+    /// The no-capture limit in plies, if any.
+    pub limit: Option<u64>,
+    /// Plies since the last capture (under a limit; 0 by default).
+    pub counter: Option<u32>,
+    /// The side that plays vela: `white` or `black`.
+    pub vela: Option<&'a str>,
+    /// Stones the vela side has lost (default: those it is missing).
+    pub vela_lost: Option<u32>,
 }
 
-/// The vela `vela=white|black` and `vela_lost=N` ask for in `pos`.
-fn vela(
-    side: Option<String>,
-    lost: Option<u32>,
-    pos: &Position,
-) -> Result<Option<Vela>, QueryError> {
-    let side = match side.as_deref() {
-        None if lost.is_some() => return Err(QueryError::LostWithoutVela),
-        None => return Ok(None),
-        Some("white") => Color::White,
-        Some("black") => Color::Black,
-        Some(other) => return Err(QueryError::VelaSide(other.to_string())),
-    };
-    Ok(Some(Vela::at(pos, side, lost)?))
+impl RulesRequest<'_> {
+    /// The rules asked for in `pos`.
+    ///
+    /// # Errors
+    ///
+    /// A [`QueryError`]: a limit or counter out of range, a counter without a
+    /// limit, a vela side that is not one, stones lost without a side or more than
+    /// the side had.
+    pub fn rules(&self, pos: &Position) -> Result<Rules, QueryError> {
+        let rules = Rules::from_request(self.limit, self.counter).map_err(|e| match e {
+            RulesError::CounterWithoutLimit => QueryError::CounterWithoutLimit,
+            e => QueryError::Rules(e),
+        })?;
+        Ok(rules.with_vela(self.vela(pos)?))
+    }
+
+    /// The vela asked for in `pos`, if any.
+    ///
+    /// # Errors
+    ///
+    /// As [`RulesRequest::rules`], for the vela fields.
+    pub fn vela(&self, pos: &Position) -> Result<Option<Vela>, QueryError> {
+        let side = match self.vela {
+            None if self.vela_lost.is_some() => return Err(QueryError::LostWithoutVela),
+            None => return Ok(None),
+            Some("white") => Color::White,
+            Some("black") => Color::Black,
+            Some(other) => return Err(QueryError::VelaSide(other.to_string())),
+        };
+        Ok(Some(Vela::at(pos, side, self.vela_lost)?))
+    }
 }
 
 impl ChartQuery {
@@ -332,7 +376,7 @@ mod tests {
         );
         assert_eq!(
             error("position=start&vela_lost=2"),
-            "vela_lost needs a vela side (&vela=white or &vela=black)"
+            "vela_lost needs a vela side (vela white or black)"
         );
         assert!(error("position=start&vela=white&vela_lost=1").contains("more than the 22"));
         let g = GameQuery::parse("start=start&vela=white&moves=d3-e3W").unwrap_err();

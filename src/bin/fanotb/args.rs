@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use fanotb::{Board, Color, Limit, Position, ProbeError, ProveError, Rules, TableError, Vela};
+use fanotb::{Board, Color, Limit, Position, ProbeError, ProveError, Rules, TableError};
 
 #[derive(Args)]
 pub struct TablesArg {
@@ -93,6 +93,16 @@ pub enum Side {
     Black,
 }
 
+impl Side {
+    /// `white` or `black`, as a request names the side.
+    fn name(self) -> &'static str {
+        match self {
+            Side::White => "white",
+            Side::Black => "black",
+        }
+    }
+}
+
 impl From<Side> for Color {
     fn from(s: Side) -> Color {
         match s {
@@ -118,11 +128,12 @@ pub struct VelaArgs {
 impl VelaArgs {
     /// `rules` with the vela asked for, checked against the position.
     pub fn apply(&self, rules: Rules, pos: &Position) -> Result<Rules> {
-        let vela = match self.vela {
-            Some(side) => Some(Vela::at(pos, side.into(), self.vela_lost)?),
-            None => None,
+        let asked = fanotb::RulesRequest {
+            vela: self.vela.map(Side::name),
+            vela_lost: self.vela_lost,
+            ..Default::default()
         };
-        Ok(rules.with_vela(vela))
+        Ok(rules.with_vela(asked.vela(pos)?))
     }
 }
 
