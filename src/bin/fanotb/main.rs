@@ -77,7 +77,8 @@ enum Command {
     )]
     Match(engine::MatchArgs),
     /// Replay a game record against the tables: the value before and after every
-    /// move, the mistakes and inaccuracies with the best move, the plies no table covers, and how the game ended.
+    /// move, the mistakes and inaccuracies with the best move, the plies no table
+    /// covers, and how the game ended.
     #[command(
         after_help = "Examples:\n  fanotb analyse game.fanrec\n  fanotb analyse game.fanrec --json --chart game-chart"
     )]
