@@ -229,6 +229,20 @@ pub(crate) fn position_key(p: &Position) -> (u64, u64) {
 }
 
 /// A whole certificate.
+///
+/// ```
+/// use fanotb::{Board, Certificate, Position, ProveOptions, prove};
+/// let dir = tempfile::tempdir()?;
+/// let start = Position::start(Board::get(3, 3)?);
+/// let proved = prove(dir.path(), &start, &ProveOptions::default(), |_| {}, &|_| {})?;
+/// let file = dir.path().join("3x3.fnproof");
+/// proved.certificate.write(&file)?;
+/// // Read back whole: the same proofs, of the same root.
+/// let read = Certificate::read(&file)?;
+/// assert_eq!(read, proved.certificate);
+/// assert_eq!(read.root, start);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
     /// The position whose value (or claim) is proved.

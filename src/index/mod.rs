@@ -212,6 +212,15 @@ pub struct SignatureError(pub String);
 pub(crate) const MAX_PLACEMENTS: u64 = 1_000_000_000_000;
 
 /// Material: the side to move has `us` stones, the other side `them`.
+///
+/// ```
+/// use fanotb::{Board, Signature};
+/// let sig: Signature = "3v2".parse()?;
+/// assert_eq!((sig.stones(), sig.flipped().to_string()), (5, "2v3".to_string()));
+/// assert_eq!(sig.placements(Board::tsivy()), 12_217_590);
+/// assert_eq!(Signature::all_up_to(3).len(), 3); // 1v1, 1v2, 2v1
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Signature {
     /// Stones of the side to move.
@@ -289,6 +298,20 @@ impl FromStr for Signature {
 }
 
 /// Rank and unrank of symmetry-reduced positions of one signature on one board.
+///
+/// ```
+/// use fanotb::{Board, internals::Indexer};
+/// let board = Board::get(3, 3)?;
+/// let ix = Indexer::new(board, "1v1".parse()?);
+/// // The 72 placements of one stone against one, fewer entries up to symmetry.
+/// assert!(ix.size() < 72);
+/// let (us, them) = ix.unrank(0);
+/// assert_eq!(ix.index(us, them), 0);
+/// // A position and its mirror image share their entry.
+/// let at = |p: &str| board.parse_point(p).map(|p| 1u64 << p);
+/// assert_eq!(ix.index(at("a1")?, at("b2")?), ix.index(at("c1")?, at("b2")?));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Indexer {
     board: &'static Board,
     sig: Signature,

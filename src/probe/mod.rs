@@ -65,6 +65,18 @@ struct Opened {
 /// files, or a disk that is unmounted under the process, breaks the contract.
 /// Every read is bounds-checked and checksummed, so a file that is damaged, but
 /// not changed while mapped, is an error, never a crash.
+///
+/// ```
+/// use fanotb::{Board, Options, Position, Rules, Signature, Tablebase, Wdl, generate};
+/// let dir = tempfile::tempdir()?;
+/// generate(dir.path(), Board::get(3, 3)?, &Signature::all_up_to(3), &Options::default(), |_| {})?;
+/// let tb = Tablebase::open(dir.path())?;
+/// let pos: Position = "1B1/3/W1W w".parse()?; // 2v1
+/// assert_eq!(tb.value(&pos, Rules::PLAIN)?, Wdl::Win);
+/// let beyond: Position = "BB1/3/W1W w".parse()?; // 2v2: not built
+/// assert!(tb.value(&beyond, Rules::PLAIN).unwrap_err().to_string().contains("no table 2v2"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Tablebase {
     dir: PathBuf,
     /// Per kind of table (`kind_row`), then per board size ((W - 3) / 2 * 4 +

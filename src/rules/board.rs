@@ -220,6 +220,18 @@ type Transform = Box<dyn Fn(i32, i32) -> (i32, i32)>;
 ///
 /// Boards are built once per size and shared (`Board::get`); two boards are equal
 /// when they have the same size.
+///
+/// ```
+/// use fanotb::Board;
+/// let tsivy = Board::tsivy();
+/// assert_eq!((tsivy.width(), tsivy.height(), tsivy.points()), (9, 5, 45));
+/// assert_eq!(Board::by_name("dimy")?.size_name(), "5x5");
+/// // Diagonals run through the strong points: a1 is one, b1 is not.
+/// let (a1, b1) = (tsivy.parse_point("a1")?, tsivy.parse_point("b1")?);
+/// assert!(tsivy.strong() >> a1 & 1 == 1 && tsivy.strong() >> b1 & 1 == 0);
+/// assert!(Board::get(4, 3).is_err(), "sides are odd");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Board {
     w: usize,
     h: usize,

@@ -15,6 +15,13 @@ use thiserror::Error;
 use crate::rules::value::Wdl;
 
 /// A no-capture limit: N plies, from 1 to [`Limit::MAX`].
+///
+/// ```
+/// use fanotb::Limit;
+/// assert_eq!(Limit::new(60)?.plies(), 60);
+/// assert!(Limit::new(0).is_err() && Limit::new(u64::from(Limit::MAX) + 1).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Limit(u8);
 

@@ -115,6 +115,17 @@ pub enum PositionError {
 }
 
 /// A position: White's and Black's stones and the side to move.
+///
+/// ```
+/// use fanotb::{Color, Position};
+/// let start = Position::parse_arg("start")?; // the tsivy start
+/// assert_eq!(start.to_string(), "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w");
+/// assert_eq!((start.turn(), start.legal_moves().len()), (Color::White, 5));
+/// let pos: Position = "9/9/B8/9/3WW3B w".parse()?;
+/// assert_eq!(pos.to_string(), "9/9/B8/9/3WW3B w");
+/// assert!("9/9/B8/9/3WW3B".parse::<Position>().is_err(), "no side to move");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy)]
 pub struct Position {
     board: &'static Board,

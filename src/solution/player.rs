@@ -98,6 +98,17 @@ pub struct Choice {
 /// It never loses from a position a proof or the tables show it does not lose:
 /// there it plays the proof's move or the tables' best; it plays a win wherever the
 /// tables, a proof, or its search show one.
+///
+/// ```
+/// use fanotb::{Player, PlayerOptions, Position, Rules, SolvedGame, Source};
+/// // The built-in tsivy draw proof, no tables: the proof's move at the start.
+/// let mut player = Player::new(Some(SolvedGame::tsivy_draw()?), None, PlayerOptions::default());
+/// let start = Position::parse_arg("start")?;
+/// let choice = player.choose(&start, Rules::PLAIN)?;
+/// assert_eq!(choice.mv.notation(start.board()), "f2-e3A");
+/// assert!(matches!(choice.source, Source::Proof(_)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Player {
     /// The proofs loaded, shared (a server's players share one).
     solution: Option<Arc<SolvedGame>>,
