@@ -15,6 +15,7 @@ use memmap2::Mmap;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::{binom, next_colex};
+use crate::files::bytes::{u32_at, u64_at};
 use crate::rules::board::Board;
 
 const MAGIC: &[u8; 8] = b"FNCLASS1";
@@ -89,18 +90,17 @@ impl ClassMap {
         let sets = binom(board.points(), k);
         let words = sets.div_ceil(64) as usize;
         let head = [board.width() as u8, board.height() as u8, k as u8, 0];
-        let u64_at = |i: usize| u64::from_le_bytes(map[i..i + 8].try_into().expect("8 bytes"));
         if map.len() != file_len(words)
             || &map[..8] != MAGIC
             || map[8..12] != head
-            || u64_at(16) != sets
-            || u64_at(32) != words as u64
-            || u64_at(map.len() - 8) != xxh3_64(&map[..map.len() - 8])
+            || u64_at(&map, 16) != sets
+            || u64_at(&map, 32) != words as u64
+            || u64_at(&map, map.len() - 8) != xxh3_64(&map[..map.len() - 8])
         {
             return None;
         }
         let m = ClassMap {
-            classes: u64_at(24),
+            classes: u64_at(&map, 24),
             bytes: Backing::Mapped(map),
             words,
         };
@@ -129,15 +129,13 @@ impl ClassMap {
 
     #[inline]
     fn word(&self, w: usize) -> u64 {
-        let at = HEADER + 8 * w;
-        u64::from_le_bytes(self.as_bytes()[at..at + 8].try_into().expect("8 bytes"))
+        u64_at(self.as_bytes(), HEADER + 8 * w)
     }
 
     /// Representatives in the words before `w`.
     #[inline]
     fn before(&self, w: usize) -> u32 {
-        let at = HEADER + 8 * self.words + 4 * w;
-        u32::from_le_bytes(self.as_bytes()[at..at + 4].try_into().expect("4 bytes"))
+        u32_at(self.as_bytes(), HEADER + 8 * self.words + 4 * w)
     }
 
     /// The class of the set of rank `rank`, if it is a representative.

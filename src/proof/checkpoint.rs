@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::files::bytes::{Hashing, unseal};
+use crate::files::bytes::{Hashing, u32_at, u64_at, unseal};
 
 const MAGIC: [u8; 8] = *b"FNCKPT1\n";
 
@@ -125,12 +125,11 @@ pub(super) fn load(
             "belongs to another search (position, side or table stones differ): remove it or name another",
         ));
     }
-    let count = u64::from_le_bytes(head[19..27].try_into().expect("8 bytes")) as usize;
+    let count = u64_at(&head, 19) as usize;
     let mut rec = [0u8; 24];
     for _ in 0..count {
         z.read_exact(&mut rec).map_err(io)?;
-        let u = |i: usize| u64::from_le_bytes(rec[i..i + 8].try_into().expect("8 bytes"));
-        let w = |i: usize| u32::from_le_bytes(rec[i..i + 4].try_into().expect("4 bytes"));
+        let (u, w) = (|i| u64_at(&rec, i), |i| u32_at(&rec, i));
         insert((u(0), u(8)), (w(16), w(20)));
     }
     Ok(Some(count))

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::files::bytes::{Hashing, Reader};
+use crate::files::bytes::{Hashing, Reader, u64_at};
 use crate::files::durable::Unsynced;
 use crate::index::Signature;
 use crate::rules::board::Board;
@@ -251,7 +251,7 @@ pub(crate) fn load(
             let bytes = &mut buf[..span.len() * 8];
             read(bytes)?;
             for (c, b) in span.iter().zip(bytes.chunks_exact(8)) {
-                c.store(u64::from_le_bytes(b.try_into().expect("8 bytes")), Relaxed);
+                c.store(u64_at(b, 0), Relaxed);
             }
         }
     }

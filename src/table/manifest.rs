@@ -354,7 +354,7 @@ fn hash_file_in(path: &Path, sha256: bool, chunk: usize) -> Result<Hashes, Manif
     }
     Ok(Hashes {
         bytes,
-        stored: u64::from_le_bytes(tail[..8].try_into().expect("8 bytes")),
+        stored: crate::files::bytes::u64_at(&tail, 0),
         computed: xxh.digest(),
         marked: tail[8..] == END_MAGIC,
         sha256: sha.map(|s| s.finalize().into()),
