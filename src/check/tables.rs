@@ -69,7 +69,7 @@ pub fn verify(
         table.file.verify_checksums()?;
         if !table.idx.classes_sound() {
             return Err(TableError::Corrupt {
-                path: crate::index::classes_path(table.file.path()),
+                path: crate::table::layout::classes_path(table.file.path()),
                 what: "a class sidecar that is not the class table of its signature".into(),
             }
             .into());

@@ -9,7 +9,7 @@
 //! off the heap (docs/FORMAT.md, "Class sidecars"). The sidecar holds the same bytes
 //! as the built table.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use memmap2::Mmap;
 use xxhash_rust::xxh3::xxh3_64;
@@ -192,11 +192,6 @@ impl ClassMap {
             Backing::Mapped(_) => 0,
         }
     }
-}
-
-/// The sidecar of a table file: `NvM.classes` beside `NvM.fntb`.
-pub(crate) fn sidecar_path(table: &Path) -> PathBuf {
-    table.with_extension("classes")
 }
 
 /// Header, the words, their counts, padding to 8 bytes, the checksum.

@@ -29,7 +29,7 @@ use thiserror::Error;
 
 use crate::rules::board::{Board, Images, bits};
 
-pub(crate) use classes::{ClassMap, sidecar_path as classes_path};
+pub(crate) use classes::ClassMap;
 
 /// Binomial coefficients, `t[k][n]` = C(n, k) for n, k <= 64: by k, so that a scan
 /// over n for one k reads consecutive words.
@@ -360,12 +360,12 @@ impl Indexer {
         }
     }
 
-    /// The indexer of the table at `table`: its class sidecar mapped when there is a
-    /// sound one (nothing enumerated, nothing on the heap), else built. Unranks then
-    /// select each class's set from the map.
-    pub(crate) fn for_table(board: &'static Board, sig: Signature, table: &Path) -> Indexer {
+    /// The indexer of a table whose class sidecar is at `classes`: the sidecar
+    /// mapped when it is sound (nothing enumerated, nothing on the heap), else built.
+    /// Unranks then select each class's set from the map.
+    pub(crate) fn for_table(board: &'static Board, sig: Signature, classes: &Path) -> Indexer {
         let (k, m) = (sig.us as usize, sig.them as usize);
-        match ClassMap::open(&classes_path(table), board, k) {
+        match ClassMap::open(classes, board, k) {
             Some(classes) => Indexer {
                 board,
                 sig,
@@ -391,9 +391,9 @@ impl Indexer {
         self.classes.is_mapped()
     }
 
-    /// Writes the class sidecar of the table at `table` (`NvM.classes`).
-    pub(crate) fn write_classes(&self, table: &Path) -> std::io::Result<()> {
-        self.classes.write(&classes_path(table))
+    /// Writes the class sidecar to `path` (`NvM.classes` beside its table).
+    pub(crate) fn write_classes(&self, path: &Path) -> std::io::Result<()> {
+        self.classes.write(path)
     }
 
     /// The board indexed.

@@ -562,7 +562,7 @@ pub fn best_count(moves: &[MoveValue]) -> usize {
 
 /// A table file's signature, from its name `NvM.fntb`.
 fn table_signature(path: &Path) -> Option<Signature> {
-    if path.extension().and_then(|e| e.to_str()) != Some("fntb") {
+    if !crate::table::layout::is_table_file(path) {
         return None;
     }
     path.file_stem()?.to_str()?.parse().ok()

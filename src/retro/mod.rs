@@ -139,10 +139,9 @@ fn generate_tables(
 /// Writes the class sidecar of the table at `path`, so that opening it enumerates
 /// nothing (docs/FORMAT.md, "Class sidecars").
 pub(super) fn write_classes(side: &crate::index::Indexer, path: &Path) -> Result<(), TableError> {
-    side.write_classes(path).map_err(|source| TableError::Io {
-        path: crate::index::classes_path(path),
-        source,
-    })
+    let path = crate::table::layout::classes_path(path);
+    side.write_classes(&path)
+        .map_err(|source| TableError::Io { path, source })
 }
 
 /// The worker threads `opts.threads` asks for, and how many.

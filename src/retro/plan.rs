@@ -241,7 +241,7 @@ mod tests {
         let sig = sigs[0];
         let path = table_path(dir.path(), board, TableKind::Plain, sig);
         assert!(shallow(dir.path(), board, TableKind::Plain, sig, u16::MAX));
-        std::fs::remove_file(crate::table::depths::sidecar_path(&path)).unwrap();
+        std::fs::remove_file(crate::table::layout::depths_path(&path)).unwrap();
         assert!(!shallow(dir.path(), board, TableKind::Plain, sig, u16::MAX));
     }
 }

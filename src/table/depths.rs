@@ -6,7 +6,7 @@
 //! scanned instead.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -14,6 +14,7 @@ use crate::index::{Indexer, Signature};
 use crate::rules::board::Board;
 use crate::rules::limit::{Limit, Limited};
 use crate::rules::value::{Outcome, Wdl};
+use crate::table::layout::depths_path;
 use crate::table::{
     BLESSED, Codes, Stats, Table, TableError, TableKind, code_depth, code_limited, fold_weighted,
     limited_code, outcome_code,
@@ -176,11 +177,6 @@ pub(crate) fn histogram(
     Ok(h)
 }
 
-/// The sidecar of a table file: `NvM.depths` beside `NvM.fntb`.
-pub(crate) fn sidecar_path(table: &Path) -> PathBuf {
-    table.with_extension("depths")
-}
-
 const MAGIC: &str = "fanotb depths 1";
 /// Larger than any honest sidecar (depths are below 65,536).
 const MAX_SIDECAR: u64 = 4 << 20;
@@ -222,7 +218,7 @@ pub(crate) fn write_sidecar(
     checksum: u64,
     h: &DepthHistogram,
 ) -> Result<(), TableError> {
-    let path = sidecar_path(table);
+    let path = depths_path(table);
     let text = render(board, sig, kind, checksum, h);
     crate::files::durable::replace_file(&path, |f| std::io::Write::write_all(f, text.as_bytes()))
         .map_err(|source| TableError::Io {
@@ -241,7 +237,7 @@ pub(crate) fn read_sidecar(
     checksum: u64,
     stats: &Stats,
 ) -> Option<DepthHistogram> {
-    let path = sidecar_path(table);
+    let path = depths_path(table);
     let text = crate::files::read::read_text_bounded(&path, MAX_SIDECAR).ok()?;
     let (body, last) = text.strip_suffix('\n')?.rsplit_once('\n')?;
     let body = &text[..body.len() + 1];
@@ -334,7 +330,7 @@ mod tests {
         let other = Stats { wins: 11, ..stats };
         assert_eq!(read(42, TableKind::Plain, &other), None);
         // Any changed byte: not trusted.
-        let path = sidecar_path(&table);
+        let path = depths_path(&table);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replace("3 7 0", "3 6 1")).unwrap();
         assert_eq!(read(42, TableKind::Plain, &stats), None);

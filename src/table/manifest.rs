@@ -390,7 +390,7 @@ fn table_files(dir: &Path) -> Result<Vec<String>, ManifestError> {
             };
             if meta.is_dir() && depth < MAX_DEPTH {
                 walk(&e.path(), &format!("{prefix}{name}/"), depth + 1, out)?;
-            } else if meta.is_file() && name.ends_with(".fntb") {
+            } else if meta.is_file() && super::layout::is_table_file(Path::new(&name)) {
                 out.push(format!("{prefix}{name}"));
             }
         }

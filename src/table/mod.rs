@@ -10,6 +10,7 @@ mod reader;
 mod writer;
 
 pub(crate) mod depths;
+pub(crate) mod layout;
 pub(crate) mod manifest;
 
 use std::path::{Path, PathBuf};
@@ -31,6 +32,8 @@ pub(crate) use header::BLOCK_ENTRIES;
 pub use header::Stats;
 pub(crate) use header::{END_MAGIC, INDEX_SCHEME, VERSION, fold_weighted};
 pub use kind::TableKind;
+pub use layout::table_path;
+pub(crate) use layout::tables_dir;
 pub use reader::TableFile;
 pub(crate) use writer::write_table;
 #[cfg(feature = "mpi")]
@@ -147,22 +150,6 @@ impl TableError {
     }
 }
 
-/// The directory of a board's tables of a kind: `DIR/WxH`, `DIR/WxH/nN` for the
-/// rule-aware tables of the limit N, `DIR/WxH/vela` for the vela tables.
-pub(crate) fn tables_dir(dir: &Path, board: &Board, kind: TableKind) -> PathBuf {
-    let plain = dir.join(board.size_name());
-    match kind.dir_name() {
-        Some(sub) => plain.join(sub),
-        None => plain,
-    }
-}
-
-/// The conventional path of a table: `DIR/WxH/NvM.fntb`, or `NvM.fntb` in the
-/// kind's subdirectory (`nN`, `vela`).
-pub fn table_path(dir: &Path, board: &Board, kind: TableKind, sig: Signature) -> PathBuf {
-    tables_dir(dir, board, kind).join(format!("{sig}.fntb"))
-}
-
 /// What a table is, as error messages name it: `3v2 on 9x5`, `3v2 on 9x5 under the
 /// no-capture limit 60`, `6v1 on 9x5 under vela`.
 fn table_name(sig: Signature, width: usize, height: usize, kind: TableKind) -> String {
@@ -200,7 +187,7 @@ impl Table {
         if !sig.buildable(board) {
             return Err(file.corrupt(format!("{sig} is larger than any table fanotb builds")));
         }
-        let idx = Indexer::for_table(board, sig, file.path());
+        let idx = Indexer::for_table(board, sig, &layout::classes_path(file.path()));
         if file.header().entries != idx.size() {
             return Err(file.corrupt(format!(
                 "{} entries, the index has {}",
