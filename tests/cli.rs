@@ -1180,3 +1180,85 @@ fn a_missing_table_directory_names_the_flag_and_the_variable() {
         "{err}"
     );
 }
+
+/// Two `prove-jobs` processes at once on one lemma store (as workers on two hosts
+/// sharing a file system would be): each writes into its own pack, no job is
+/// proved twice, both end with the root proved, and the store checks whole.
+#[test]
+fn two_workers_share_one_lemma_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    json(&[
+        "generate",
+        "--board",
+        "dimy",
+        "--max-stones",
+        "4",
+        "--dir",
+        d,
+    ]);
+    let lemmas = dir.path().join("lemmas");
+    let l = lemmas.to_str().unwrap();
+    let args = [
+        "prove-jobs",
+        "dimy",
+        "--depth",
+        "2",
+        "--max-table-stones",
+        "4",
+        "--workers",
+        "1",
+        "--dir",
+        d,
+        "--lemmas",
+        l,
+    ];
+    let spawn = || {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("fanotb"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    for worker in [a, b] {
+        let out = worker.wait_with_output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains("root: draw for White to move"), "{text}");
+    }
+    let packs: Vec<String> = std::fs::read_dir(&lemmas)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".fnpack"))
+        .collect();
+    // A pack a writer that wrote (the second may find everything done).
+    assert!((1..=2).contains(&packs.len()), "{packs:?}");
+    // Each job's line is written once, by the worker that held its claim.
+    let log = std::fs::read_to_string(lemmas.join("jobs.tsv")).unwrap();
+    let mut proved: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("\tproved "))
+        .map(|l| l.split('\t').nth(1).unwrap())
+        .collect();
+    let all = proved.len();
+    proved.sort_unstable();
+    proved.dedup();
+    assert_eq!((all, proved.len()), (27, 27), "21 + 5 + 1 jobs, each once");
+    let packed: Vec<String> = packs.iter().map(|p| format!("{l}/{p}")).collect();
+    let mut check = vec!["check-proof"];
+    check.extend(packed.iter().map(String::as_str));
+    check.extend(["--lemmas", l, "--dir", d]);
+    let c = json(&check);
+    assert_eq!(
+        (c["ok"].clone(), c["certificates"].clone()),
+        (true.into(), 43.into())
+    );
+    let root = format!("{l}/root.fnproof");
+    let c = json(&["check-proof", &root, "--lemmas", l, "--dir", d]);
+    assert_eq!(
+        (c["ok"].clone(), c["value"].clone()),
+        (true.into(), "draw".into())
+    );
+}

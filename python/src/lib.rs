@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use fanotb::{
     Board, CheckOptions, Color, MoveValue, Position as Pos, ProbeError, Rules, Signature,
-    TableError, Tablebase as Tb, Value,
+    TableError, TableKind, Tablebase as Tb, Value,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError};
@@ -29,7 +29,7 @@ create_exception!(
     fanotb,
     MissingTableError,
     FanotbError,
-    "A table the question needs is not in the directory (the message names the command that builds it)."
+    "A table the question needs is not in the directory (the message names the fanotb.generate call that builds it)."
 );
 create_exception!(
     fanotb,
@@ -38,18 +38,58 @@ create_exception!(
     "A table file that is damaged or cannot be read."
 );
 
-/// An error of the library as the Python exception of its kind, with its message.
+/// An error of the library as the Python exception of its kind, with its message
+/// and, for a missing table or table directory, what builds it in Python.
 fn probe_error(e: ProbeError) -> PyErr {
     match &e {
-        ProbeError::Table(t @ TableError::Missing { .. }) => {
-            let hint = t.build_hint().unwrap_or_default();
-            MissingTableError::new_err(format!("{e}: {hint}"))
-        }
+        ProbeError::Table(t @ TableError::Missing { .. }) => match build_hint(t) {
+            Some(hint) => MissingTableError::new_err(format!("{e}: {hint}")),
+            None => MissingTableError::new_err(e.to_string()),
+        },
         ProbeError::Table(_) => DamagedTableError::new_err(e.to_string()),
+        ProbeError::NotADirectory(dir) => FanotbError::new_err(format!(
+            "{e}: open the directory of your tables, or build tables there with \
+             fanotb.generate({}, max_stones=4)",
+            py_literal(&dir.display().to_string())
+        )),
         _ => FanotbError::new_err(e.to_string()),
     }
 }
 
+/// For a missing table, the `fanotb.generate` call that builds it (the library's
+/// hint names the command line, which `pip install` does not install), or the
+/// library's word that fanotb builds no such table. None for other errors.
+fn build_hint(t: &TableError) -> Option<String> {
+    let TableError::Missing {
+        board,
+        sig,
+        kind,
+        dir,
+    } = t
+    else {
+        return None;
+    };
+    if !kind.holds(board, *sig) || !sig.buildable(board) {
+        // No vela table of this material, or no table this large: nothing to call.
+        return t.build_hint();
+    }
+    let mut call = format!(
+        "fanotb.generate({}, max_stones={}",
+        py_literal(&dir.display().to_string()),
+        sig.stones()
+    );
+    if board.size_name() != Board::tsivy().size_name() {
+        call += &format!(", board={}", py_literal(&board.size_name()));
+    }
+    if let Some(n) = kind.limit() {
+        call += &format!(", limit={}", n.plies());
+    } else if *kind == TableKind::Vela {
+        call += ", vela=True";
+    }
+    Some(format!("build it with {call})"))
+}
+
+/// Any other error of the library as a `FanotbError` with its message.
 fn error(e: impl std::fmt::Display) -> PyErr {
     FanotbError::new_err(e.to_string())
 }
@@ -60,11 +100,32 @@ fn py_str(s: &str) -> String {
     format!("'{s}'")
 }
 
+/// Any string (a path) as a Python string literal in double quotes.
+fn py_literal(s: &str) -> String {
+    let mut out = String::from('"');
+    for c in s.chars() {
+        match c {
+            '\\' | '"' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out += &format!("\\x{:02x}", u32::from(c)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// An optional number as Python writes it: the number, or None.
 fn py_opt(n: Option<u32>) -> String {
     n.map_or("None".into(), |n| n.to_string())
 }
 
+/// A side as the Python API names it: `"white"` or `"black"`.
 fn side_name(c: Color) -> &'static str {
     match c {
         Color::White => "white",
@@ -73,7 +134,8 @@ fn side_name(c: Color) -> &'static str {
 }
 
 /// A position: the stones of both sides on a board and the side to move. Immutable:
-/// `play` returns the position after the move.
+/// `play` returns the position after the move. `Position(text)` parses position text
+/// (`"9/9/B8/9/3WW3B w"`), or `"start"` (tsivy) or `"start:WxH"`.
 #[pyclass(frozen, eq, hash, module = "fanotb")]
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Position(Pos);
@@ -112,25 +174,26 @@ impl Position {
         parse_position(text).map(Position)
     }
 
-    /// The position's text, as `fanotb` writes it.
+    /// The position's text, a str, as fanotb writes it (`Position(p.text) == p`).
     #[getter]
     fn text(&self) -> String {
         self.0.to_string()
     }
 
-    /// `"white"` or `"black"`.
+    /// The side to move, a str: `"white"` or `"black"`.
     #[getter]
     fn side_to_move(&self) -> &'static str {
         side_name(self.0.turn())
     }
 
-    /// The board's size, `"9x5"`.
+    /// The board's size, a str such as `"9x5"`.
     #[getter]
     fn board(&self) -> String {
         self.0.board().size_name()
     }
 
-    /// Every legal move: its notation and the position after it.
+    /// Every legal move, a list of tuples (notation, the `Position` after the move);
+    /// empty when the side to move has none.
     fn moves(&self) -> Vec<(String, Position)> {
         let b = self.0.board();
         self.0
@@ -140,7 +203,8 @@ impl Position {
             .collect()
     }
 
-    /// The position after `move` (notation, as `moves` writes it).
+    /// The `Position` after `move` (its notation, as `moves` writes it); raises
+    /// `InvalidPositionError` for a move that does not parse or is not legal.
     fn play(&self, r#move: &str) -> PyResult<Position> {
         let m = self
             .0
@@ -158,7 +222,8 @@ impl Position {
     }
 }
 
-/// Leaf nodes of the move tree `depth` plies deep from `position`.
+/// The leaf nodes of the move tree `depth` plies deep from `position` (a `Position`
+/// or its text), an int; raises `ValueError` for a negative depth.
 #[pyfunction]
 fn perft(py: Python<'_>, position: PositionArg, depth: i64) -> PyResult<u64> {
     let pos = position.0;
@@ -172,15 +237,18 @@ fn perft(py: Python<'_>, position: PositionArg, depth: i64) -> PyResult<u64> {
 #[pyclass(frozen, get_all, module = "fanotb")]
 #[derive(Clone)]
 struct MoveInfo {
-    /// The move's notation.
+    /// The move's notation, a str such as `"e1-f2"`, as `Position.moves` writes it.
     r#move: String,
-    /// `"win"`, `"draw"` or `"loss"` for the mover.
+    /// The value the move leads to for the mover, a str: `"win"`, `"draw"` or `"loss"`.
     value: String,
-    /// Plies to the end of the game (under a limit: to the next capture), or None.
+    /// Plies to the end of the game with best play, this move included, an int; None
+    /// for a draw. Under a limit: plies to the next capture (T) of the rule-aware
+    /// table's win or loss, None for its draws, cursed wins and blessed losses.
     depth: Option<u32>,
-    /// The text of the position after the move.
+    /// The text of the position after the move, a str.
     result: String,
-    /// Under a limit, the counter after the move; None in the plain game.
+    /// Under a limit, the counter after the move (0 after a capture), an int; None
+    /// without a limit.
     counter: Option<u32>,
 }
 
@@ -214,7 +282,8 @@ impl MoveInfo {
 
 #[pymethods]
 impl MoveInfo {
-    /// The move as `fanotb probe --json` lists it.
+    /// The move as a dict, as `fanotb probe --json` lists it: move, value, depth
+    /// (under a limit: plies_to_capture and counter), result.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.put(py)
     }
@@ -233,32 +302,37 @@ impl MoveInfo {
 /// with its value for the mover, and the best moves.
 #[pyclass(frozen, get_all, module = "fanotb")]
 struct Probe {
-    /// The position's text.
+    /// The position's text, a str.
     position: String,
-    /// `"win"`, `"draw"` or `"loss"` for the side to move.
+    /// The position's value for the side to move, a str: `"win"`, `"draw"` or `"loss"`.
     value: String,
-    /// Plies to the end of the game with best play (under a limit: to the next
-    /// capture), or None for a draw.
+    /// Plies to the end of the game with best play, an int; None for a draw. Under a
+    /// limit: plies to the next capture (T) of the rule-aware table's win or loss,
+    /// None for its draws, cursed wins and blessed losses.
     depth: Option<u32>,
-    /// The no-capture limit asked under, or None.
+    /// The no-capture limit asked under, an int; None without a limit.
     limit: Option<u32>,
-    /// The counter asked at, under a limit.
+    /// The counter asked at (plies since the last capture), an int; None without a
+    /// limit.
     counter: Option<u32>,
-    /// Under a limit: whether the position is a cursed win or a blessed loss.
+    /// Under a limit, whether the position is a cursed win or a blessed loss (decided
+    /// without the limit, drawn under it), a bool; None without a limit.
     cursed: Option<bool>,
-    /// The vela side asked under (`"white"` or `"black"`), or None.
+    /// The vela side asked under, a str: `"white"` or `"black"`; None without vela.
     vela: Option<&'static str>,
-    /// The stones the vela side has lost, under vela.
+    /// The stones the vela side has lost, an int; None without vela.
     vela_lost: Option<u32>,
-    /// Every legal move with its value for the mover, best first.
+    /// Every legal move with its value for the mover, a list of `MoveInfo`, best
+    /// first; empty when the game is over.
     moves: Vec<MoveInfo>,
-    /// The best moves' notations.
+    /// The notations of the best moves (those of the best value and depth), a list of
+    /// str in the order of `moves`.
     best: Vec<String>,
 }
 
 #[pymethods]
 impl Probe {
-    /// The report as `fanotb probe --json` prints it.
+    /// The report as a dict, as `fanotb probe --json` prints it.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("position", &self.position)?;
@@ -305,26 +379,32 @@ impl Probe {
 /// One table's figures, as `fanotb stats` gives them.
 #[pyclass(frozen, get_all, module = "fanotb")]
 struct TableStats {
-    /// The board's size, `"9x5"`.
+    /// The board's size, a str such as `"9x5"`.
     board: String,
-    /// The material, `"3v2"` (the side to move first).
+    /// The material, a str such as `"3v2"` (the side to move's stones first).
     signature: String,
-    /// The no-capture limit of a rule-aware table, or None.
+    /// The no-capture limit of a rule-aware table, an int; None for a plain or vela
+    /// table.
     limit: Option<u32>,
-    /// Whether it is a vela table.
+    /// Whether it is a vela table, a bool.
     vela: bool,
-    /// Positions in the table.
+    /// The positions in the table (placements, without symmetry reduction), an int.
     positions: u64,
+    /// The positions won for the side to move, an int.
     wins: u64,
+    /// The positions drawn, an int.
     draws: u64,
+    /// The positions lost for the side to move, an int.
     losses: u64,
-    /// The longest win in plies (a rule-aware table: its largest T), or None.
+    /// The longest win in plies (a rule-aware table: its largest T), an int; None
+    /// when the table holds no win.
     longest_win: Option<u32>,
-    /// A position of the longest win.
+    /// The text of a position of the longest win (White to move), a str; None when
+    /// the table holds no win.
     longest_win_position: Option<String>,
-    /// The file's size in bytes.
+    /// The file's size in bytes, an int.
     bytes: u64,
-    /// Its path.
+    /// The file's path, a `pathlib.Path`.
     path: PathBuf,
 }
 
@@ -359,7 +439,8 @@ fn rules(pos: &Pos, asked: Asked) -> PyResult<Rules> {
 /// The rule keywords of a probe call: limit, counter, vela, vela_lost.
 type Asked<'a> = (Option<u64>, Option<u32>, Option<&'a str>, Option<u32>);
 
-/// The tables in a directory (as `fanotb generate` writes them), opened lazily.
+/// The tables in a directory (as `generate` writes them), opened lazily:
+/// `Tablebase(path)`, which raises `FanotbError` when `path` is not a directory.
 /// Every method takes a `Position` or position text, an optional no-capture
 /// `limit` with its `counter` (plies since the last capture), and an optional
 /// `vela` side (`"white"` or `"black"`) with the stones it has lost, `vela_lost`
@@ -374,7 +455,7 @@ impl Tablebase {
         Tb::open(path).map(Tablebase).map_err(probe_error)
     }
 
-    /// The position's value, every move's and the best moves.
+    /// The position's value, every move's and the best moves, a `Probe`.
     #[pyo3(signature = (position, limit=None, counter=None, vela=None, vela_lost=None))]
     fn probe(
         &self,
@@ -479,7 +560,7 @@ impl Tablebase {
             .collect())
     }
 
-    /// Every table in the directory with its figures.
+    /// Every table in the directory with its figures, a list of `TableStats`.
     fn tables(&self, py: Python<'_>) -> PyResult<Vec<TableStats>> {
         let infos = py.detach(|| self.0.tables()).map_err(probe_error)?;
         Ok(infos
@@ -598,6 +679,7 @@ impl Solution {
         let choice = match py.detach(|| self.player().choose(&pos, rules)) {
             Ok(c) => c,
             Err(fanotb::PlayerError::NoMove) => return Ok(None),
+            Err(fanotb::PlayerError::Probe(e)) => return Err(probe_error(e)),
             Err(e) => return Err(error(e)),
         };
         let d = PyDict::new(py);
@@ -615,7 +697,10 @@ impl Solution {
         let game = record.replay().map_err(error)?;
         let judged = py
             .detach(|| self.player().analyse(&record))
-            .map_err(error)?;
+            .map_err(|e| match e {
+                fanotb::AnalysisError::Probe(e) => probe_error(e),
+                e => error(e),
+            })?;
         let mut out = Vec::new();
         for (i, (mv, j)) in game.move_texts().into_iter().zip(&judged).enumerate() {
             let d = PyDict::new(py);
@@ -643,8 +728,9 @@ fn board(name: &str) -> PyResult<&'static Board> {
     Board::by_name(name).map_err(error)
 }
 
-/// A table written (or found already complete) by `generate`, as a dict: board,
-/// signature, limit, entries, wins, draws, losses, bytes, seconds, skipped.
+/// A table written (or found already complete) by `generate`, as a dict: signature,
+/// limit, vela (vela tables only), path, entries, wins, draws, losses, bytes,
+/// seconds, skipped.
 fn report_dict<'py>(py: Python<'py>, r: &fanotb::TableReport) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("signature", r.sig.to_string())?;
@@ -668,7 +754,8 @@ fn report_dict<'py>(py: Python<'py>, r: &fanotb::TableReport) -> PyResult<Bound<
 /// with `vela=True` the vela tables of up to `max_stones` stones (and the plain
 /// tables they need).
 /// `progress`, if given, is called with each table's report (a dict) as it is done.
-/// Returns the reports.
+/// Returns the reports, a list of dicts: signature, limit, vela (vela tables only),
+/// path, entries, wins, draws, losses, bytes, seconds, skipped.
 #[pyfunction]
 #[pyo3(signature = (path, max_stones, board="tsivy", limit=None, threads=None, progress=None, vela=false))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one call
@@ -760,7 +847,10 @@ fn prove<'py>(
     opts.lemmas = lemmas.clone();
     let proved = py
         .detach(|| fanotb::prove(&path, &pos, &opts, |_| {}, &|_| {}))
-        .map_err(error)?;
+        .map_err(|e| match e {
+            fanotb::ProveError::Probe(e) => probe_error(e),
+            e => error(e),
+        })?;
     let bytes = py
         .detach(|| proved.certificate.write(&out))
         .map_err(error)?;
@@ -824,7 +914,10 @@ fn check_proof<'py>(
     opts.lemmas = lemmas;
     let r = py
         .detach(|| fanotb::check_proof(&certificate, &path, &opts))
-        .map_err(error)?;
+        .map_err(|e| match e {
+            fanotb::CheckError::Probe(e) => probe_error(e),
+            e => error(e),
+        })?;
     let d = PyDict::new(py);
     d.set_item("position", r.root.to_string())?;
     match r.proves {

@@ -127,7 +127,7 @@ def test_tables_equal_stats(tables):
 
 def test_missing_and_damaged_tables_raise(tables, tmp_path):
     tb = fanotb.Tablebase(tables)
-    with pytest.raises(fanotb.MissingTableError, match="fanotb generate"):
+    with pytest.raises(fanotb.MissingTableError, match="3v2"):
         tb.probe("9/9/B8/9/2WWW3B w")
     with pytest.raises(fanotb.FanotbError):
         fanotb.Tablebase(tmp_path / "nowhere")
@@ -141,6 +141,56 @@ def test_missing_and_damaged_tables_raise(tables, tmp_path):
         (bad / "9x5" / f.name).write_bytes(data)
     with pytest.raises(fanotb.DamagedTableError):
         fanotb.Tablebase(bad).probe("9/9/3WW4/9/B8 w")
+
+
+def test_a_missing_tables_error_names_the_python_call_that_builds_it(tables, tmp_path):
+    # pip installs no command line: the hint is a call of fanotb.generate.
+    tb = fanotb.Tablebase(tables)
+    with pytest.raises(fanotb.MissingTableError) as e:
+        tb.probe("9/9/B8/9/2WWW3B w")
+    assert str(e.value) == (
+        f"no table 3v2 for the 9x5 board in {tables}: "
+        f'build it with fanotb.generate("{tables}", max_stones=5)'
+    )
+    assert "fanotb generate --" not in str(e.value)
+    with pytest.raises(fanotb.MissingTableError) as e:
+        tb.value("9/9/B8/9/2WWW3B w", limit=LIMIT, counter=0)
+    assert str(e.value).endswith(f'fanotb.generate("{tables}", max_stones=5, limit={LIMIT})')
+    # A table fanotb builds on no machine gets no call to make.
+    with pytest.raises(fanotb.MissingTableError, match="builds no table this large") as e:
+        tb.probe("start")
+    assert "fanotb.generate" not in str(e.value) and "fanotb generate" not in str(e.value)
+    # Nor does a directory of no tables, or none at all, name the command line.
+    with pytest.raises(fanotb.FanotbError, match=r'fanotb\.generate\(".*nowhere", max_stones=4\)') as e:
+        fanotb.Tablebase(tmp_path / "nowhere")
+    assert "fanotb generate" not in str(e.value)
+    cert = tmp_path / "3x3.fnproof"
+    fanotb.prove(tmp_path, cert, board="3x3", max_table_stones=4)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(fanotb.MissingTableError, match=r'fanotb\.generate\(.*board="3x3"\)'):
+        fanotb.check_proof(cert, tmp_path / "empty")
+
+
+def test_every_attribute_method_and_function_has_a_docstring():
+    classes = [fanotb.Position, fanotb.Tablebase, fanotb.Probe, fanotb.MoveInfo,
+               fanotb.TableStats, fanotb.Solution]
+    for cls in classes:
+        assert (cls.__doc__ or "").strip(), cls.__name__
+        public = {n: a for n, a in vars(cls).items() if not n.startswith("_")}
+        assert public, cls.__name__
+        for name, attr in public.items():
+            assert (attr.__doc__ or "").strip(), f"{cls.__name__}.{name}"
+    # Every field of the reports, as help() shows it.
+    for name in ["position", "value", "depth", "limit", "counter", "cursed", "vela",
+                 "vela_lost", "moves", "best", "to_dict"]:
+        assert name in vars(fanotb.Probe), name
+    assert "None for a draw" in fanotb.Probe.depth.__doc__
+    assert "a bool" in fanotb.TableStats.vela.__doc__
+    for name in fanotb.__all__:
+        obj = getattr(fanotb, name)
+        if callable(obj):
+            assert (obj.__doc__ or "").strip(), name
+    assert "fanotb.generate" in fanotb.MissingTableError.__doc__
 
 
 def test_generate_refuses_impossible_sizes(tmp_path):
@@ -198,8 +248,9 @@ def test_vela_probes_equal_the_cli_json(tmp_path):
         assert got == want, pos
         assert tb.value(pos, vela=side) == want["value"]
     # Without vela the same position is another game, of the plain 6v1: not built.
-    with pytest.raises(fanotb.MissingTableError, match="6v1"):
+    with pytest.raises(fanotb.MissingTableError, match="6v1") as e:
         tb.value("B4/WW3/WWWW1 w")
+    assert str(e.value).endswith(f'fanotb.generate("{tmp_path}", max_stones=7, board="5x3")')
     with pytest.raises(fanotb.FanotbError, match="no table values this vela"):
         tb.value("B4/WW3/WWWW1 w", vela="white", vela_lost=0)
     with pytest.raises(fanotb.FanotbError, match="vela_lost needs a vela side"):
