@@ -9,7 +9,7 @@ use fanotb::{
     TableError, TableKind, Tablebase as Tb, Value,
 };
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
@@ -433,7 +433,10 @@ fn rules(pos: &Pos, asked: Asked) -> PyResult<Rules> {
         vela,
         vela_lost,
     };
-    asked.rules(pos).map_err(error)
+    // A limit, counter or vela out of range is a wrong argument: a ValueError.
+    asked
+        .rules(pos)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The rule keywords of a probe call: limit, counter, vela, vela_lost.

@@ -107,9 +107,9 @@ def test_value_best_move_and_line(tables):
     limited = tb.line(pos, limit=LIMIT, counter=0)
     want = cli("line", pos, "--no-capture-limit", str(LIMIT), "--json", "--dir", str(tables))
     assert [m.move for m in limited] == [m["move"] for m in want["line"]]
-    with pytest.raises(fanotb.FanotbError, match="counter"):
+    with pytest.raises(ValueError, match="counter"):
         tb.value(pos, counter=3)
-    with pytest.raises(fanotb.FanotbError, match="above"):
+    with pytest.raises(ValueError, match="above"):
         tb.value(pos, limit=LIMIT, counter=LIMIT + 1)
 
 
@@ -253,10 +253,13 @@ def test_vela_probes_equal_the_cli_json(tmp_path):
     assert str(e.value).endswith(f'fanotb.generate("{tmp_path}", max_stones=7, board="5x3")')
     with pytest.raises(fanotb.FanotbError, match="no table values this vela"):
         tb.value("B4/WW3/WWWW1 w", vela="white", vela_lost=0)
-    with pytest.raises(fanotb.FanotbError, match="vela_lost needs a vela side"):
+    with pytest.raises(ValueError, match="vela_lost needs a vela side"):
         tb.value("B4/WW3/WWWW1 w", vela_lost=1)
-    with pytest.raises(fanotb.FanotbError, match="white"):
+    # Rules out of range are wrong arguments: ValueError, with the library's words.
+    with pytest.raises(ValueError, match="give white or black"):
         tb.value("B4/WW3/WWWW1 w", vela="red")
+    with pytest.raises(ValueError, match="limit"):
+        tb.value("B4/WW3/WWWW1 w", limit=0)
 
 
 def test_prove_with_lemmas_and_check_the_composition(tmp_path):
