@@ -143,6 +143,29 @@ impl<const N: usize> Fields<N> {
             })
             .transpose()
     }
+
+    /// The position of field `at` (named `name`, required), and the rules of the
+    /// four fields from `rules_at` on: `limit`, `counter`, `vela`, `vela_lost`.
+    fn position_and_rules(
+        &mut self,
+        (at, name): (usize, &'static str),
+        rules_at: usize,
+    ) -> Result<(Position, Rules), QueryError> {
+        let text = self.values[at].take().ok_or(QueryError::Missing(name))?;
+        if text.len() > MAX_POSITION_TEXT {
+            return Err(QueryError::TooLong);
+        }
+        let position = Position::parse_arg(&text)?;
+        let vela = self.values[rules_at + 2].take();
+        let asked = RulesRequest {
+            limit: self.number(rules_at, "limit")?,
+            counter: self.number(rules_at + 1, "counter")?,
+            vela: vela.as_deref(),
+            vela_lost: self.number(rules_at + 3, "vela_lost")?,
+        };
+        let rules = asked.rules(&position)?;
+        Ok((position, rules))
+    }
 }
 
 impl PositionQuery {
@@ -165,19 +188,7 @@ impl PositionQuery {
     /// A [`QueryError`] saying which field is wrong.
     pub fn parse(query: &str) -> Result<PositionQuery, QueryError> {
         let mut f = Fields::parse(query, ["position", "limit", "counter", "vela", "vela_lost"])?;
-        let text = f.values[0].take().ok_or(QueryError::Missing("position"))?;
-        if text.len() > MAX_POSITION_TEXT {
-            return Err(QueryError::TooLong);
-        }
-        let position = Position::parse_arg(&text)?;
-        let vela = f.values[3].take();
-        let asked = RulesRequest {
-            limit: f.number(1, "limit")?,
-            counter: f.number(2, "counter")?,
-            vela: vela.as_deref(),
-            vela_lost: f.number(4, "vela_lost")?,
-        };
-        let rules = asked.rules(&position)?;
+        let (position, rules) = f.position_and_rules((0, "position"), 1)?;
         Ok(PositionQuery { position, rules })
     }
 }
@@ -200,19 +211,7 @@ impl GameQuery {
             query,
             ["start", "moves", "limit", "counter", "vela", "vela_lost"],
         )?;
-        let text = f.values[0].take().ok_or(QueryError::Missing("start"))?;
-        if text.len() > MAX_POSITION_TEXT {
-            return Err(QueryError::TooLong);
-        }
-        let start = Position::parse_arg(&text)?;
-        let vela = f.values[4].take();
-        let asked = RulesRequest {
-            limit: f.number(2, "limit")?,
-            counter: f.number(3, "counter")?,
-            vela: vela.as_deref(),
-            vela_lost: f.number(5, "vela_lost")?,
-        };
-        let rules = asked.rules(&start)?;
+        let (start, rules) = f.position_and_rules((0, "start"), 2)?;
         let mut game = Game::new(start, rules);
         let moves = f.values[1].take().unwrap_or_default();
         for (i, m) in moves.split_whitespace().enumerate() {
