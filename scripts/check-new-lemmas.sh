@@ -5,7 +5,7 @@
 # lemmas), before they are committed. Exits non-zero naming the first lemma that
 # fails, else stages exactly the files it checked, with DIR/tree.tsv, for `git
 # commit` (a pack a run is still writing grows meanwhile: stop the run first, or
-# its later lemmas wait for the next check). A few packs a session, never thousands
+# its later lemmas wait for the next check). A few packs a run, never thousands
 # of files: `fanotb pack-lemmas DIR` merges them when they are many.
 #   scripts/check-new-lemmas.sh TABLES [DIR=proofs/tsivy/lemmas]
 set -euo pipefail
