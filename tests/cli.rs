@@ -1183,7 +1183,7 @@ fn a_missing_table_directory_names_the_flag_and_the_variable() {
 
 /// Two `prove-jobs` processes at once on one lemma store (as workers on two hosts
 /// sharing a file system would be): each writes into its own pack, no job is
-/// proved twice, both end with the root proved, and the store checks whole.
+/// proved twice, the root is proved, and the store checks whole.
 #[test]
 fn two_workers_share_one_lemma_store() {
     let dir = tempfile::tempdir().unwrap();
@@ -1222,12 +1222,22 @@ fn two_workers_share_one_lemma_store() {
             .unwrap()
     };
     let (a, b) = (spawn(), spawn());
+    // A worker that meets the other's claims leaves those jobs to it and, if the
+    // root is among them, ends saying so (a non-zero exit: it proved less than
+    // asked); at least one proves the root.
+    let mut proved_root = 0;
     for worker in [a, b] {
         let out = worker.wait_with_output().unwrap();
         let text = String::from_utf8(out.stdout).unwrap();
-        assert!(out.status.success(), "{text}");
-        assert!(text.contains("root: draw for White to move"), "{text}");
+        if out.status.success() {
+            assert!(text.contains("root: draw for White to move"), "{text}");
+            proved_root += 1;
+        } else {
+            assert!(text.contains("root: not proved yet"), "{text}");
+            assert!(text.contains(" claimed "), "{text}");
+        }
     }
+    assert!(proved_root >= 1);
     let packs: Vec<String> = std::fs::read_dir(&lemmas)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
