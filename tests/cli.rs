@@ -273,6 +273,25 @@ fn prove_and_check_proof() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ok"], false);
     assert!(v["error"].as_str().unwrap().contains("checksum mismatch"));
+    // A usage error asked with --json is JSON too (exit 2, clap's usage on stderr).
+    for (args, says) in [
+        (
+            &["probe", "--json"][..],
+            "the following required arguments were not provided: <POSITION>",
+        ),
+        (
+            &["probe", "start", "--bogus", "--json"],
+            "unexpected argument '--bogus' found",
+        ),
+    ] {
+        let out = fanotb().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (v["ok"].as_bool(), v["error"].as_str()),
+            (Some(false), Some(says))
+        );
+    }
 
     let err = fails(&["prove", "5x3", "--max-table-stones", "1", "--dir", d]);
     assert!(err.contains("tables start at 2 stones"), "{err}");

@@ -25,6 +25,7 @@ const PAGES: &[(&str, bool)] = &[
     ("docs/guide/limit.md", false),
     ("docs/guide/proofs.md", false),
     ("docs/guide/small-boards.md", false),
+    ("docs/guide/serve.md", true),
 ];
 
 /// One example: where it is written, the command, and what it shows.

@@ -196,7 +196,9 @@ impl fmt::Display for AnalyseReport {
                 Some("thrown") if m.mistake.is_none() => {
                     note = format!("throws it away: {}", m.proved_after);
                 }
-                Some("unknown") => note = "unknown within the search's budget".into(),
+                Some("unknown") => {
+                    note = "kept or thrown: unknown within the search's budget".into()
+                }
                 _ => {}
             }
             let line = format!(
@@ -220,7 +222,10 @@ impl fmt::Display for AnalyseReport {
                 true => format!("ply {first}"),
                 false => format!("plies {first}-{last}"),
             };
-            writeln!(f, "{plies}: not covered by the tables ({why})")?;
+            writeln!(
+                f,
+                "{plies}: not covered by the tables (at ply {first}: {why})"
+            )?;
         }
         writeln!(
             f,

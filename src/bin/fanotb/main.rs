@@ -155,8 +155,9 @@ enum Command {
         after_help = "Example: fanotb prove-tree dimy --attacker white --lemmas tables/lemmas/dimy --max-table-stones 6"
     )]
     ProveTree(prove_tree::ProveTreeArgs),
-    /// Serve the tables over HTTP: a JSON API (/api/probe, /api/line, /api/tables) and
-    /// a web board at /.
+    /// Serve the tables over HTTP: a JSON API (/api/probe, /api/moves, /api/line,
+    /// /api/tables, /api/game, /api/play, POST /api/analyse) and a web board at /
+    /// (/play plays the solved game).
     #[command(
         after_help = "Examples:\n  fanotb serve --dir tables\n  curl 'http://127.0.0.1:8080/api/probe?position=9/9/B8/9/3WW3B%20w'"
     )]
@@ -177,7 +178,25 @@ fn main() -> ExitCode {
         // SAFETY: no other thread exists yet to read the environment concurrently.
         unsafe { std::env::remove_var("FANOTB_TABLES") };
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // A usage error asked with --json is JSON on stdout too, as every other
+            // failure (help and --version are not failures).
+            if e.use_stderr() && std::env::args().any(|a| a == "--json") {
+                // The message is the rendered error's first paragraph, on one line.
+                let rendered = e.render().to_string();
+                let first: Vec<&str> = rendered
+                    .lines()
+                    .take_while(|l| !l.trim().is_empty())
+                    .map(str::trim)
+                    .collect();
+                let msg = first.join(" ").trim_start_matches("error: ").to_string();
+                emit(&(output::to_json(&serde_json::json!({"ok": false, "error": msg})) + "\n"));
+            }
+            e.exit()
+        }
+    };
     let json = cli.json;
     match run(cli.command, json) {
         Ok(()) => ExitCode::SUCCESS,
