@@ -199,6 +199,8 @@ mod games;
 mod index;
 mod probe;
 mod proof;
+#[cfg(feature = "serde")]
+pub mod report;
 mod request;
 mod retro;
 mod rules;

@@ -10,23 +10,78 @@
 //! PATH, so that an example may pipe (`| head -3`) as a reader would. Each page runs
 //! in its own scratch directory, its commands in the order written; pages that probe
 //! without building first find the tsivy tables of up to 4 stones there as
-//! `./tables`. (trycmd, made for this, rewrites every `\` of the output to `/`,
-//! which would break the board diagrams, and runs no pipes; its matcher, snapbox,
-//! is used directly.)
+//! `./tables`. The serving page's examples ask a server the test starts on a free
+//! port, with the tables of up to 4 stones plain and under the limit 60: the address
+//! the page shows, `127.0.0.1:8080`, stands for its address, and its `fanotb serve &`
+//! for that server, whose first line it shows. (trycmd, made for this, rewrites
+//! every `\` of the output to `/`, which would break the board diagrams, and runs no
+//! pipes; its matcher, snapbox, is used directly.)
 
 use std::path::{Path, PathBuf};
 
-/// The pages whose examples run, and whether each finds `./tables` already built.
-const PAGES: &[(&str, bool)] = &[
-    ("README.md", false),
-    ("docs/guide/rules.md", true),
-    ("docs/guide/tables.md", false),
-    ("docs/guide/games.md", true),
-    ("docs/guide/limit.md", false),
-    ("docs/guide/proofs.md", false),
-    ("docs/guide/small-boards.md", false),
-    ("docs/guide/serve.md", true),
+/// What a page's examples find when they start.
+#[derive(Clone, Copy, PartialEq)]
+enum Setup {
+    /// An empty directory.
+    Nothing,
+    /// The tsivy tables of up to 4 stones as `./tables`.
+    Tables,
+    /// Those tables and the same under the limit 60, served (`fanotb serve &`).
+    Server,
+}
+
+/// The pages whose examples run, and what each finds.
+const PAGES: &[(&str, Setup)] = &[
+    ("README.md", Setup::Nothing),
+    ("docs/guide/rules.md", Setup::Tables),
+    ("docs/guide/tables.md", Setup::Nothing),
+    ("docs/guide/games.md", Setup::Tables),
+    ("docs/guide/limit.md", Setup::Nothing),
+    ("docs/guide/proofs.md", Setup::Nothing),
+    ("docs/guide/small-boards.md", Setup::Nothing),
+    ("docs/guide/serve.md", Setup::Server),
 ];
+
+/// The address the serving page shows, which stands for the server's.
+const SHOWN_ADDRESS: &str = "127.0.0.1:8080";
+
+/// `fanotb serve` on a free port in `cwd`, with its tables built there: the server
+/// and its first line (with the address the page shows in place of its own), and
+/// its own address.
+fn start_server(exe: &Path, cwd: &Path) -> (std::process::Child, String, String) {
+    use std::io::BufRead;
+    for limit in [None, Some("60")] {
+        let mut build = std::process::Command::new(exe);
+        build.args(["generate", "--max-stones", "4", "--json"]);
+        if let Some(n) = limit {
+            build.args(["--no-capture-limit", n]);
+        }
+        let built = build
+            .current_dir(cwd)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(built.success());
+    }
+    let mut server = std::process::Command::new(exe)
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let address = first
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("serve printed {first:?}"))
+        .to_string();
+    (server, first.replace(&address, SHOWN_ADDRESS), address)
+}
 
 /// One example: where it is written, the command, and what it shows.
 struct Example {
@@ -121,12 +176,13 @@ fn examples_show_what_they_print() {
     let assert = snapbox::Assert::new().normalize_paths(false);
     let mut failures = Vec::new();
     let mut ran = 0;
-    for &(page, with_tables) in PAGES {
+    for &(page, setup) in PAGES {
         let cwd = scratch.join(page.replace('/', "-"));
         std::fs::create_dir_all(&cwd).unwrap();
-        if with_tables {
+        if setup == Setup::Tables {
             std::os::unix::fs::symlink(&tables, cwd.join("tables")).unwrap();
         }
+        let mut server = (setup == Setup::Server).then(|| start_server(&exe, &cwd));
         // Examples name the project's documents as from the clone's top (read only:
         // nothing of the clone is within an example's reach to write).
         std::fs::create_dir_all(cwd.join("docs")).unwrap();
@@ -138,9 +194,24 @@ fn examples_show_what_they_print() {
         let text = std::fs::read_to_string(root.join(page)).unwrap();
         for example in examples(&text) {
             ran += 1;
+            let (command, first_line) = match &server {
+                Some((_, first, address)) => {
+                    (example.command.replace(SHOWN_ADDRESS, address), Some(first))
+                }
+                None => (example.command.clone(), None),
+            };
+            if let (Some(first), "fanotb serve &") = (first_line, example.command.as_str()) {
+                if *first != example.output {
+                    failures.push(format!(
+                        "{page}:{}: the server's first line is {first:?}",
+                        example.line
+                    ));
+                }
+                continue;
+            }
             let out = std::process::Command::new("timeout")
                 .args(["120", "sh", "-c"])
-                .arg(&example.command)
+                .arg(&command)
                 .current_dir(&cwd)
                 .env("PATH", &path)
                 .env("COLUMNS", "100")
@@ -149,6 +220,14 @@ fn examples_show_what_they_print() {
                 .output()
                 .unwrap();
             let mut actual = String::from_utf8_lossy(&out.stdout).into_owned();
+            if let Some((_, _, address)) = &server {
+                actual = actual.replace(address.as_str(), SHOWN_ADDRESS);
+            }
+            // An output without its last newline (curl's JSON) ends a shown line all
+            // the same.
+            if !actual.is_empty() && !actual.ends_with('\n') {
+                actual.push('\n');
+            }
             if example.fails {
                 actual.push_str(&String::from_utf8_lossy(&out.stderr));
             }
@@ -175,6 +254,10 @@ fn examples_show_what_they_print() {
                     }
                 ));
             }
+        }
+        if let Some((child, ..)) = &mut server {
+            child.kill().unwrap();
+            child.wait().unwrap();
         }
     }
     assert!(

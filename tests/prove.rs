@@ -643,9 +643,10 @@ fn prove_into(dir: &Path, lemmas: &Path, pos: &Position, k: usize) -> Proved {
     let mut o = opts(k);
     o.lemmas = Some(lemmas.into());
     let proved = prove(dir, pos, &o, |_| {}, &|_| {}).expect("the proof search decides");
-    for l in proved.certificate.split_lemmas() {
-        l.write_lemma(lemmas).expect("lemma written");
-    }
+    proved
+        .certificate
+        .write_lemmas(lemmas)
+        .expect("lemmas written");
     proved
 }
 

@@ -178,11 +178,13 @@ class Solution:
     ) -> dict[str, str] | None:
         """The move fanotb plays in the position, as a dict of `move` and `source`
         (`proof`, `table`, `win`, `search`, `unproved`); None when the game is over."""
-    def analyse(self, record: str) -> list[dict[str, object]]:
-        """A game record's every move judged by what is proved, from the first move: a
-        list of dicts of `ply`, `move`, `proved_before`, `proved_after` and `verdict`
-        (`kept`, `thrown`, `unknown`, or None where nothing was proved), as
-        `fanotb analyse --json` gives them."""
+    def analyse(self, record: str) -> dict[str, Any]:
+        """A game record analysed from its first move, as `fanotb analyse --json` gives
+        it: a dict of the result, how the game ended, the counts, and `moves`, a list
+        of dicts, one a move: its value before and after by the tables (None where no
+        table covers it, with the reason in `not_covered`), the mistake or
+        inaccuracy with the best move, and what is proved before and after it with
+        the verdict (`kept`, `thrown`, `unknown`, or None where nothing was proved)."""
 
 class Tablebase:
     """The tables in a directory (as `generate` writes them), opened lazily:
@@ -267,10 +269,12 @@ def prove(
 ) -> dict[str, Any]:
     """Proves the value of `position` (default: the board's start) by proof-number
     search over tables of at most `max_table_stones` stones (built in `path` as
-    needed), writes the certificate to `out`, and returns a dict: position, value,
-    lemmas_used, lemmas_written, certificate, bytes, positions, nodes, seconds. With
-    a lemma directory `lemmas`, its lemmas are leaves of the search and the proof's
-    own lemmas are written there."""
+    needed), writes the certificate to `out`, and returns the dict `fanotb prove
+    --json` prints: board, position, value, proofs (side, claim, positions, nodes,
+    seconds), nodes, seconds, search_seconds, peak_rss, max_table_stones, tables,
+    certificate, certificate_bytes, lemmas_used, lemmas_written. With a lemma
+    directory `lemmas`, its lemmas are leaves of the search and the proof's own
+    lemmas are written there."""
 
 def check_proof(
     certificate: StrPath,
@@ -280,7 +284,8 @@ def check_proof(
 ) -> dict[str, Any]:
     """Checks a proof certificate against the tables in `path` (and, with
     `verify_tables`, re-derives every entry of the tables it names), with the
-    lemmas it relies on from the lemma directory `lemmas`. Returns a dict:
-    position, value (None for a lemma, whose `lemma` is its side and claim),
-    max_table_stones, lemmas (checked), parts (side, claim, positions), positions,
-    moves, seconds; raises FanotbError when the certificate is refused."""
+    lemmas it relies on from the lemma directory `lemmas`. Returns the dict
+    `fanotb check-proof --json` prints: certificate, ok, board, position, value
+    (None for a lemma, whose `lemma` says what it proves), max_table_stones, tables,
+    lemmas (checked), proofs (side, claim, positions), positions, moves, seconds;
+    raises FanotbError when the certificate is refused."""

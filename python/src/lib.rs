@@ -4,9 +4,13 @@
 
 use std::path::PathBuf;
 
+use fanotb::report::{
+    AnalyseReport, CheckProofReport, MoveJson, MoveValueJson, ProbeReport, ProveReport, TableLine,
+    ValueJson, probe_report,
+};
 use fanotb::{
-    Board, CheckOptions, Color, MoveValue, Position as Pos, ProbeError, Rules, Signature,
-    TableError, TableKind, Tablebase as Tb, Value,
+    Board, CheckOptions, Color, Position as Pos, ProbeError, Rules, Signature, TableError,
+    TableKind, Tablebase as Tb,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
@@ -233,144 +237,172 @@ fn perft(py: Python<'_>, position: PositionArg, depth: i64) -> PyResult<u64> {
     Ok(py.detach(|| fanotb::perft(&pos, depth)))
 }
 
+/// A report as the dict `fanotb ... --json` prints: the same serde type makes both.
+fn to_dict<'py, T: serde::Serialize>(py: Python<'py>, report: &T) -> PyResult<Bound<'py, PyAny>> {
+    pythonize::pythonize(py, report).map_err(PyErr::from)
+}
+
 /// A move with the value it leads to, for the mover.
-#[pyclass(frozen, get_all, module = "fanotb")]
+#[pyclass(frozen, module = "fanotb")]
 #[derive(Clone)]
-struct MoveInfo {
-    /// The move's notation, a str such as `"e1-f2"`, as `Position.moves` writes it.
-    r#move: String,
-    /// The value the move leads to for the mover, a str: `"win"`, `"draw"` or `"loss"`.
-    value: String,
-    /// Plies to the end of the game with best play, this move included, an int; None
-    /// for a draw. Under a limit: plies to the next capture (T) of the rule-aware
-    /// table's win or loss, None for its draws, cursed wins and blessed losses.
-    depth: Option<u32>,
-    /// The text of the position after the move, a str.
-    result: String,
-    /// Under a limit, the counter after the move (0 after a capture), an int; None
-    /// without a limit.
-    counter: Option<u32>,
-}
-
-impl MoveInfo {
-    fn of(m: &MoveValue, pos: &Pos) -> MoveInfo {
-        MoveInfo {
-            r#move: m.mv.notation(pos.board()),
-            value: m.value.wdl().name().to_string(),
-            depth: m.value.depth(),
-            result: m.result.to_string(),
-            counter: m.rules.limit().map(|_| m.rules.counter()),
-        }
-    }
-
-    /// The move as `probe --json` lists it.
-    fn put<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("move", &self.r#move)?;
-        d.set_item("value", &self.value)?;
-        match self.counter {
-            None => d.set_item("depth", self.depth)?,
-            Some(c) => {
-                d.set_item("plies_to_capture", self.depth)?;
-                d.set_item("counter", c)?;
-            }
-        }
-        d.set_item("result", &self.result)?;
-        Ok(d)
-    }
-}
+struct MoveInfo(MoveJson);
 
 #[pymethods]
 impl MoveInfo {
+    /// The move's notation, a str such as `"e1-f2"`, as `Position.moves` writes it.
+    #[getter(r#move)]
+    fn notation(&self) -> &str {
+        &self.0.notation
+    }
+
+    /// The value the move leads to for the mover, a str: `"win"`, `"draw"` or `"loss"`.
+    #[getter]
+    fn value(&self) -> &'static str {
+        match self.0.value {
+            MoveValueJson::Plain { value, .. } | MoveValueJson::Limited { value, .. } => value,
+        }
+    }
+
+    /// Plies to the end of the game with best play, this move included, an int; None
+    /// for a draw. Under a limit: plies to the next capture (T) of the rule-aware
+    /// table's win or loss, None for its draws, cursed wins and blessed losses.
+    #[getter]
+    fn depth(&self) -> Option<u32> {
+        match self.0.value {
+            MoveValueJson::Plain { depth, .. } => depth,
+            MoveValueJson::Limited {
+                plies_to_capture, ..
+            } => plies_to_capture,
+        }
+    }
+
+    /// The text of the position after the move, a str.
+    #[getter]
+    fn result(&self) -> &str {
+        &self.0.result
+    }
+
+    /// Under a limit, the counter after the move (0 after a capture), an int; None
+    /// without a limit.
+    #[getter]
+    fn counter(&self) -> Option<u32> {
+        match self.0.value {
+            MoveValueJson::Plain { .. } => None,
+            MoveValueJson::Limited { counter, .. } => Some(counter),
+        }
+    }
+
     /// The move as a dict, as `fanotb probe --json` lists it: move, value, depth
     /// (under a limit: plies_to_capture and counter), result.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        self.put(py)
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_dict(py, &self.0)
     }
 
     fn __repr__(&self) -> String {
         format!(
             "MoveInfo(move={}, value={}, depth={})",
-            py_str(&self.r#move),
-            py_str(&self.value),
-            py_opt(self.depth)
+            py_str(&self.0.notation),
+            py_str(self.value()),
+            py_opt(self.depth())
         )
     }
 }
 
 /// What the tables say of a position: its value for the side to move, every move
 /// with its value for the mover, and the best moves.
-#[pyclass(frozen, get_all, module = "fanotb")]
-struct Probe {
-    /// The position's text, a str.
-    position: String,
-    /// The position's value for the side to move, a str: `"win"`, `"draw"` or `"loss"`.
-    value: String,
-    /// Plies to the end of the game with best play, an int; None for a draw. Under a
-    /// limit: plies to the next capture (T) of the rule-aware table's win or loss,
-    /// None for its draws, cursed wins and blessed losses.
-    depth: Option<u32>,
-    /// The no-capture limit asked under, an int; None without a limit.
-    limit: Option<u32>,
-    /// The counter asked at (plies since the last capture), an int; None without a
-    /// limit.
-    counter: Option<u32>,
-    /// Under a limit, whether the position is a cursed win or a blessed loss (decided
-    /// without the limit, drawn under it), a bool; None without a limit.
-    cursed: Option<bool>,
-    /// The vela side asked under, a str: `"white"` or `"black"`; None without vela.
-    vela: Option<&'static str>,
-    /// The stones the vela side has lost, an int; None without vela.
-    vela_lost: Option<u32>,
-    /// Every legal move with its value for the mover, a list of `MoveInfo`, best
-    /// first; empty when the game is over.
-    moves: Vec<MoveInfo>,
-    /// The notations of the best moves (those of the best value and depth), a list of
-    /// str in the order of `moves`.
-    best: Vec<String>,
-}
+#[pyclass(frozen, module = "fanotb")]
+struct Probe(ProbeReport);
 
 #[pymethods]
 impl Probe {
+    /// The position's text, a str.
+    #[getter]
+    fn position(&self) -> &str {
+        &self.0.position
+    }
+
+    /// The position's value for the side to move, a str: `"win"`, `"draw"` or `"loss"`.
+    #[getter]
+    fn value(&self) -> &'static str {
+        match self.0.value {
+            ValueJson::Plain { value, .. } | ValueJson::Limited { value, .. } => value,
+        }
+    }
+
+    /// Plies to the end of the game with best play, an int; None for a draw. Under a
+    /// limit: plies to the next capture (T) of the rule-aware table's win or loss,
+    /// None for its draws, cursed wins and blessed losses.
+    #[getter]
+    fn depth(&self) -> Option<u32> {
+        match self.0.value {
+            ValueJson::Plain { depth, .. } => depth,
+            ValueJson::Limited {
+                plies_to_capture, ..
+            } => plies_to_capture,
+        }
+    }
+
+    /// The no-capture limit asked under, an int; None without a limit.
+    #[getter]
+    fn limit(&self) -> Option<u32> {
+        self.0.rules.as_ref().and_then(|r| r.limit)
+    }
+
+    /// The counter asked at (plies since the last capture), an int; None without a
+    /// limit.
+    #[getter]
+    fn counter(&self) -> Option<u32> {
+        self.0.rules.as_ref().and_then(|r| r.counter)
+    }
+
+    /// Under a limit, whether the position is a cursed win or a blessed loss (decided
+    /// without the limit, drawn under it), a bool; None without a limit.
+    #[getter]
+    fn cursed(&self) -> Option<bool> {
+        match self.0.value {
+            ValueJson::Plain { .. } => None,
+            ValueJson::Limited { cursed, .. } => Some(cursed),
+        }
+    }
+
+    /// The vela side asked under, a str: `"white"` or `"black"`; None without vela.
+    #[getter]
+    fn vela(&self) -> Option<&'static str> {
+        self.0.rules.as_ref()?.vela.as_ref().map(|v| v.side)
+    }
+
+    /// The stones the vela side has lost, an int; None without vela.
+    #[getter]
+    fn vela_lost(&self) -> Option<u32> {
+        self.0.rules.as_ref()?.vela.as_ref().map(|v| v.lost)
+    }
+
+    /// Every legal move with its value for the mover, a list of `MoveInfo`, best
+    /// first; empty when the game is over.
+    #[getter]
+    fn moves(&self) -> Vec<MoveInfo> {
+        self.0.moves.iter().cloned().map(MoveInfo).collect()
+    }
+
+    /// The notations of the best moves (those of the best value and depth), a list of
+    /// str in the order of `moves`.
+    #[getter]
+    fn best(&self) -> Vec<String> {
+        self.0.best.clone()
+    }
+
     /// The report as a dict, as `fanotb probe --json` prints it.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("position", &self.position)?;
-        if let Some(n) = self.limit {
-            d.set_item("limit", n)?;
-            d.set_item("counter", self.counter)?;
-        }
-        if let (Some(side), Some(lost)) = (self.vela, self.vela_lost) {
-            let v = PyDict::new(py);
-            v.set_item("side", side)?;
-            v.set_item("lost", lost)?;
-            d.set_item("vela", v)?;
-        }
-        d.set_item("value", &self.value)?;
-        match self.limit {
-            None => d.set_item("depth", self.depth)?,
-            Some(_) => {
-                d.set_item("plies_to_capture", self.depth)?;
-                d.set_item("cursed", self.cursed)?;
-            }
-        }
-        let moves = self
-            .moves
-            .iter()
-            .map(|m| m.put(py))
-            .collect::<PyResult<Vec<_>>>()?;
-        d.set_item("moves", moves)?;
-        d.set_item("best", &self.best)?;
-        Ok(d)
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_dict(py, &self.0)
     }
 
     fn __repr__(&self) -> String {
-        let best: Vec<String> = self.best.iter().map(|b| py_str(b)).collect();
+        let best: Vec<String> = self.0.best.iter().map(|b| py_str(b)).collect();
         format!(
             "Probe(position={}, value={}, depth={}, best=[{}])",
-            py_str(&self.position),
-            py_str(&self.value),
-            py_opt(self.depth),
+            py_str(&self.0.position),
+            py_str(self.value()),
+            py_opt(self.depth()),
             best.join(", ")
         )
     }
@@ -471,28 +503,9 @@ impl Tablebase {
     ) -> PyResult<Probe> {
         let pos = position.0;
         let rules = rules(&pos, (limit, counter, vela, vela_lost))?;
-        let (value, moves) = py
-            .detach(|| Ok((self.0.probe(&pos, rules)?, self.0.moves(&pos, rules)?)))
-            .map_err(probe_error)?;
-        let cursed = match value {
-            Value::Limited { stored, .. } => Some(stored.cursed()),
-            _ => None,
-        };
-        Ok(Probe {
-            position: pos.to_string(),
-            value: value.wdl().name().to_string(),
-            depth: value.depth(),
-            limit: rules.limit().map(fanotb::Limit::plies),
-            counter: rules.limit().map(|_| rules.counter()),
-            cursed,
-            vela: rules.vela().map(|v| side_name(v.side())),
-            vela_lost: rules.vela().map(|v| v.lost()),
-            best: moves[..fanotb::best_count(&moves)]
-                .iter()
-                .map(|m| m.mv.notation(pos.board()))
-                .collect(),
-            moves: moves.iter().map(|m| MoveInfo::of(m, &pos)).collect(),
-        })
+        py.detach(|| probe_report(&pos, &self.0, rules))
+            .map(Probe)
+            .map_err(probe_error)
     }
 
     /// `"win"`, `"draw"` or `"loss"` for the side to move (reads the value stream
@@ -552,14 +565,10 @@ impl Tablebase {
         let line = py
             .detach(|| self.0.line(&pos, rules))
             .map_err(probe_error)?;
-        let mut at = pos;
-        Ok(line
-            .iter()
-            .map(|m| {
-                let info = MoveInfo::of(m, &at);
-                at = m.result;
-                info
-            })
+        // A move's notation depends on the board alone, the same along the line.
+        Ok(MoveJson::list(&line, &pos)
+            .into_iter()
+            .map(MoveInfo)
             .collect())
     }
 
@@ -691,35 +700,21 @@ impl Solution {
         Ok(Some(d))
     }
 
-    /// A game record's every move judged by what is proved, from the first move: a
-    /// list of dicts of `ply`, `move`, `proved_before`, `proved_after` and `verdict`
-    /// (`kept`, `thrown`, `unknown`, or None where nothing was proved), as
-    /// `fanotb analyse --json` gives them.
-    fn analyse<'py>(&self, py: Python<'py>, record: &str) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    /// A game record analysed from its first move, as `fanotb analyse --json` gives
+    /// it: a dict of the result, how the game ended, the counts, and `moves`, a list
+    /// of dicts, one a move: its value before and after by the tables (None where no
+    /// table covers it, with the reason in `not_covered`), the mistake or
+    /// inaccuracy with the best move, and what is proved before and after it with
+    /// the verdict (`kept`, `thrown`, `unknown`, or None where nothing was proved).
+    fn analyse<'py>(&self, py: Python<'py>, record: &str) -> PyResult<Bound<'py, PyAny>> {
         let record: fanotb::Record = record.parse().map_err(error)?;
-        let game = record.replay().map_err(error)?;
-        let judged = py
-            .detach(|| self.player().analyse(&record))
-            .map_err(|e| match e {
-                fanotb::AnalysisError::Probe(e) => probe_error(e),
-                e => error(e),
-            })?;
-        let mut out = Vec::new();
-        for (i, (mv, j)) in game.move_texts().into_iter().zip(&judged).enumerate() {
-            let d = PyDict::new(py);
-            d.set_item("ply", i + 1)?;
-            d.set_item("move", mv)?;
-            d.set_item("proved_before", j.before.to_string())?;
-            let after = if j.over {
-                "game over".to_string()
-            } else {
-                j.after.to_string()
-            };
-            d.set_item("proved_after", after)?;
-            d.set_item("verdict", j.verdict.map(fanotb::Verdict::name))?;
-            out.push(d);
-        }
-        Ok(out)
+        let (analysis, judged) =
+            py.detach(|| self.player().analyse_game(&record))
+                .map_err(|e| match e {
+                    fanotb::AnalysisError::Probe(e) => probe_error(e),
+                    e => error(e),
+                })?;
+        to_dict(py, &AnalyseReport::new(&analysis, &judged))
     }
 
     fn __repr__(&self) -> String {
@@ -731,34 +726,15 @@ fn board(name: &str) -> PyResult<&'static Board> {
     Board::by_name(name).map_err(error)
 }
 
-/// A table written (or found already complete) by `generate`, as a dict: signature,
-/// limit, vela (vela tables only), path, entries, wins, draws, losses, bytes,
-/// seconds, skipped.
-fn report_dict<'py>(py: Python<'py>, r: &fanotb::TableReport) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("signature", r.sig.to_string())?;
-    d.set_item("limit", r.kind.limit().map(fanotb::Limit::plies))?;
-    if r.kind == fanotb::TableKind::Vela {
-        d.set_item("vela", true)?;
-    }
-    d.set_item("path", &r.path)?;
-    d.set_item("entries", r.entries)?;
-    d.set_item("wins", r.stats.wins)?;
-    d.set_item("draws", r.stats.draws)?;
-    d.set_item("losses", r.stats.losses)?;
-    d.set_item("bytes", r.file_bytes)?;
-    d.set_item("seconds", r.seconds)?;
-    d.set_item("skipped", r.skipped)?;
-    Ok(d)
-}
-
 /// Builds every table of up to `max_stones` stones on `board` into `path` (tables
 /// already there are kept), and under the no-capture `limit` too when given, or
 /// with `vela=True` the vela tables of up to `max_stones` stones (and the plain
 /// tables they need).
 /// `progress`, if given, is called with each table's report (a dict) as it is done.
-/// Returns the reports, a list of dicts: signature, limit, vela (vela tables only),
-/// path, entries, wins, draws, losses, bytes, seconds, skipped.
+/// Returns the reports, a list of dicts, each a table's line of `fanotb generate
+/// --json`: signature, limit, vela (vela tables only), path, positions, entries,
+/// wins, draws, losses, seconds, bytes, skipped, peak_rss, memory_bound,
+/// resumed_at_depth, cursed, blessed.
 #[pyfunction]
 #[pyo3(signature = (path, max_stones, board="tsivy", limit=None, threads=None, progress=None, vela=false))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one call
@@ -771,7 +747,7 @@ fn generate<'py>(
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
     vela: bool,
-) -> PyResult<Vec<Bound<'py, PyDict>>> {
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let b = self::board(board)?;
     if !(2..=b.points()).contains(&max_stones) {
         return Err(FanotbError::new_err(format!(
@@ -802,7 +778,9 @@ fn generate<'py>(
             fanotb::generate(&path, b, &sigs, &opts, |r| {
                 if let (Some(cb), None) = (&progress, &raised) {
                     Python::attach(|py| {
-                        if let Err(e) = report_dict(py, r).and_then(|d| cb.call1(py, (d,))) {
+                        if let Err(e) =
+                            to_dict(py, &TableLine::from(r)).and_then(|d| cb.call1(py, (d,)))
+                        {
                             raised = Some(e);
                         }
                     });
@@ -813,15 +791,20 @@ fn generate<'py>(
     if let Some(e) = raised {
         return Err(e);
     }
-    reports.iter().map(|r| report_dict(py, r)).collect()
+    reports
+        .iter()
+        .map(|r| to_dict(py, &TableLine::from(r)))
+        .collect()
 }
 
 /// Proves the value of `position` (default: the board's start) by proof-number
 /// search over tables of at most `max_table_stones` stones (built in `path` as
-/// needed), writes the certificate to `out`, and returns a dict: position, value,
-/// lemmas_used, lemmas_written, certificate, bytes, positions, nodes, seconds. With
-/// a lemma directory `lemmas`, its lemmas are leaves of the search and the proof's
-/// own lemmas are written there.
+/// needed), writes the certificate to `out`, and returns the dict `fanotb prove
+/// --json` prints: board, position, value, proofs (side, claim, positions, nodes,
+/// seconds), nodes, seconds, search_seconds, peak_rss, max_table_stones, tables,
+/// certificate, certificate_bytes, lemmas_used, lemmas_written. With a lemma
+/// directory `lemmas`, its lemmas are leaves of the search and the proof's own
+/// lemmas are written there.
 #[pyfunction]
 #[pyo3(signature = (path, out, board="tsivy", position=None, max_table_stones=6, max_nodes=None, threads=None, lemmas=None))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one call
@@ -835,7 +818,7 @@ fn prove<'py>(
     max_nodes: Option<u64>,
     threads: Option<usize>,
     lemmas: Option<PathBuf>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let b = self::board(board)?;
     let pos = match position {
         Some(p) => p.0,
@@ -859,50 +842,20 @@ fn prove<'py>(
         .map_err(error)?;
     let written = match &lemmas {
         Some(dir) => py
-            .detach(|| {
-                proved
-                    .certificate
-                    .split_lemmas()
-                    .iter()
-                    .map(|l| l.write_lemma(dir).map(|r| dir.join(r.file_name())))
-                    .collect::<Result<Vec<_>, _>>()
-            })
+            .detach(|| proved.certificate.write_lemmas(dir))
             .map_err(error)?,
         None => Vec::new(),
     };
-    let d = PyDict::new(py);
-    d.set_item("position", pos.to_string())?;
-    let value = proved
-        .certificate
-        .proves
-        .value()
-        .expect("prove proves a value");
-    d.set_item("value", value.name())?;
-    d.set_item("lemmas_used", proved.certificate.lemmas.len())?;
-    d.set_item("lemmas_written", written)?;
-    d.set_item("certificate", &out)?;
-    d.set_item("bytes", bytes)?;
-    let positions: usize = proved
-        .certificate
-        .parts
-        .iter()
-        .map(|p| p.entries.len())
-        .sum();
-    d.set_item("positions", positions)?;
-    d.set_item(
-        "nodes",
-        proved.searches.iter().map(|s| s.nodes).sum::<u64>(),
-    )?;
-    d.set_item("seconds", proved.table_seconds + proved.search_seconds)?;
-    Ok(d)
+    to_dict(py, &ProveReport::new(&proved, &out, bytes, &written))
 }
 
 /// Checks a proof certificate against the tables in `path` (and, with
 /// `verify_tables`, re-derives every entry of the tables it names), with the
-/// lemmas it relies on from the lemma directory `lemmas`. Returns a dict:
-/// position, value (None for a lemma, whose `lemma` is its side and claim),
-/// max_table_stones, lemmas (checked), parts (side, claim, positions), positions,
-/// moves, seconds; raises FanotbError when the certificate is refused.
+/// lemmas it relies on from the lemma directory `lemmas`. Returns the dict
+/// `fanotb check-proof --json` prints: certificate, ok, board, position, value
+/// (None for a lemma, whose `lemma` says what it proves), max_table_stones, tables,
+/// lemmas (checked), proofs (side, claim, positions), positions, moves, seconds;
+/// raises FanotbError when the certificate is refused.
 #[pyfunction]
 #[pyo3(signature = (certificate, path, verify_tables=false, lemmas=None))]
 fn check_proof<'py>(
@@ -911,7 +864,7 @@ fn check_proof<'py>(
     path: PathBuf,
     verify_tables: bool,
     lemmas: Option<PathBuf>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let mut opts = CheckOptions::default();
     opts.verify_tables = verify_tables;
     opts.lemmas = lemmas;
@@ -921,27 +874,7 @@ fn check_proof<'py>(
             fanotb::CheckError::Probe(e) => probe_error(e),
             e => error(e),
         })?;
-    let d = PyDict::new(py);
-    d.set_item("position", r.root.to_string())?;
-    match r.proves {
-        fanotb::Proves::Value(v) => d.set_item("value", v.name())?,
-        fanotb::Proves::Lemma(side, claim) => {
-            d.set_item("value", None::<&str>)?;
-            d.set_item("lemma", (side_name(side), claim.name()))?;
-        }
-    }
-    d.set_item("max_table_stones", r.max_table_stones)?;
-    d.set_item("lemmas", r.lemmas)?;
-    let parts: Vec<(&str, &str, usize)> = r
-        .parts
-        .iter()
-        .map(|&(side, claim, n)| (side_name(side), claim.name(), n))
-        .collect();
-    d.set_item("parts", parts)?;
-    d.set_item("positions", r.positions)?;
-    d.set_item("moves", r.moves)?;
-    d.set_item("seconds", r.seconds)?;
-    Ok(d)
+    to_dict(py, &CheckProofReport::new(&certificate, &r, false))
 }
 
 #[pymodule]

@@ -209,19 +209,47 @@ def test_a_raising_progress_callback_is_raised_after_the_build(tmp_path):
     assert fanotb.Tablebase(tmp_path).value("9/9/4W4/9/B8 w") in ("win", "draw", "loss")
 
 
-def test_prove_and_check_proof(tmp_path):
+def without_timing(report):
+    """A report without the fields a second run measures anew."""
+    return {k: v for k, v in report.items() if k not in ("seconds", "search_seconds", "peak_rss")}
+
+
+def test_prove_and_check_proof_answer_as_the_command_line_does(tmp_path):
     cert = tmp_path / "3x3.fnproof"
     proved = fanotb.prove(tmp_path, cert, board="3x3", max_table_stones=4)
-    assert (proved["value"], proved["certificate"]) == ("win", cert)
+    assert (proved["value"], proved["certificate"]) == ("win", str(cert))
+    theirs = cli("prove", "3x3", "--max-table-stones", "4", "--out", str(cert),
+                 "--dir", str(tmp_path), "--json")
+    for report in (proved, theirs):
+        for part in report["proofs"]:
+            del part["seconds"]
+        report["tables"].pop("seconds")
+    assert without_timing(proved) == without_timing(theirs)
     report = fanotb.check_proof(cert, tmp_path)
     assert (report["value"], report["position"]) == ("win", "BBB/B1W/WWW w")
-    assert report["parts"] == [("white", "wins", report["positions"])]
+    assert report["proofs"] == [{"side": "white", "claim": "wins",
+                                 "positions": proved["proofs"][0]["positions"]}]
+    theirs = cli("check-proof", str(cert), "--dir", str(tmp_path), "--json")
+    assert without_timing(report) == without_timing(theirs)
     assert fanotb.check_proof(cert, tmp_path, verify_tables=True)["value"] == "win"
     data = bytearray(cert.read_bytes())
     data[40] ^= 1
     cert.write_bytes(data)
     with pytest.raises(fanotb.FanotbError, match="damaged"):
         fanotb.check_proof(cert, tmp_path)
+
+
+def test_generate_reports_each_table_as_the_command_line_does(tmp_path):
+    ours = fanotb.generate(tmp_path / "ours", 3, board="3x3")
+    theirs = cli("generate", "--board", "3x3", "--max-stones", "3",
+                 "--dir", str(tmp_path / "theirs"), "--json")["tables"]
+    assert [r["signature"] for r in ours] == ["1v1", "1v2", "2v1"]
+    measured = ("seconds", "peak_rss", "memory_bound", "path")
+    for o, t in zip(ours, theirs, strict=True):
+        assert list(o) == list(t)
+        assert {k: v for k, v in o.items() if k not in measured} == {
+            k: v for k, v in t.items() if k not in measured}
+    assert ours[0]["positions"] == 72 and not ours[0]["skipped"]
 
 
 def test_long_calls_release_the_gil():
@@ -278,7 +306,7 @@ def test_prove_with_lemmas_and_check_the_composition(tmp_path):
     report = fanotb.check_proof(root, tmp_path, lemmas=lemmas)
     assert (report["value"], report["lemmas"]) == ("win", proved["lemmas_used"])
     lemma = fanotb.check_proof(first["lemmas_written"][0], tmp_path, lemmas=lemmas)
-    assert lemma["value"] is None and lemma["lemma"][0] in ("white", "black")
+    assert lemma["value"] is None and lemma["lemma"].startswith(("White ", "Black "))
 
 
 def engine(*commands, tables=None):
@@ -322,15 +350,12 @@ def test_a_game_is_analysed_from_its_first_move_as_the_command_line_does(tables,
     path = tmp_path / "game.fanrec"
     path.write_text(record)
     theirs = cli("analyse", str(path), "--dir", str(tables), "--search-nodes", "0", "--json")
-    keys = ["ply", "move", "proved_before", "proved_after", "verdict"]
-    assert [{k: m[k] for k in keys} for m in theirs["moves"]] == ours
-    assert ours[0] == {
-        "ply": 1,
-        "move": "f2-e3A",
-        "proved_before": "draw (proof)",
-        "proved_after": "draw (proof)",
-        "verdict": "kept",
-    }
+    assert ours == theirs
+    assert ours["result"] == "*" and len(ours["moves"]) == 5
+    first = ours["moves"][0]
+    assert (first["ply"], first["move"], first["proved_before"], first["verdict"]) == (
+        1, "f2-e3A", "draw (proof)", "kept")
+    assert first["before"] is None and "no table 22v22" in first["not_covered"]
     with pytest.raises(fanotb.FanotbError):
         solution.analyse("1. a1-a9 *")
 

@@ -418,6 +418,16 @@ impl Certificate {
         Ok(bytes.len() as u64)
     }
 
+    /// Writes this certificate's own lemmas ([`Certificate::split_lemmas`]) into the
+    /// lemma directory `dir` and returns their files.
+    pub fn write_lemmas(&self, dir: &Path) -> Result<Vec<PathBuf>, CertificateError> {
+        let lemmas = self.split_lemmas();
+        lemmas
+            .iter()
+            .map(|l| Ok(dir.join(l.write_lemma(dir)?.file_name())))
+            .collect()
+    }
+
     /// Writes a lemma into the lemma directory `dir` (created if missing), under the
     /// name its checksum gives it, and returns the reference to it. A lemma already
     /// there is the same file: it is kept.

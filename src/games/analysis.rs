@@ -142,7 +142,10 @@ pub fn replay_moves(record: &Record) -> Result<Analysis, AnalysisError> {
     analyse_with(None, record)
 }
 
-fn analyse_with(tb: Option<&Tablebase>, record: &Record) -> Result<Analysis, AnalysisError> {
+pub(crate) fn analyse_with(
+    tb: Option<&Tablebase>,
+    record: &Record,
+) -> Result<Analysis, AnalysisError> {
     let game = record.replay()?;
     let positions = game.positions();
     let mut moves = Vec::with_capacity(game.moves().len());

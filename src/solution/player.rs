@@ -12,7 +12,7 @@ use thiserror::Error;
 use super::SolvedGame;
 use super::known::{Claims, Known};
 use crate::certificate::Claim;
-use crate::games::analysis::AnalysisError;
+use crate::games::analysis::{Analysis, AnalysisError, analyse_with};
 use crate::games::record::Record;
 use crate::index::Signature;
 use crate::probe::{ProbeError, Tablebase, ValueTables};
@@ -498,6 +498,20 @@ impl Player {
             (_, Some(Claim::Win)) => Verdict::Thrown,
             (_, Some(Claim::NotLose)) => Verdict::Kept,
         })
+    }
+
+    /// A record as `fanotb analyse` sees it: the tables' values along it (the moves
+    /// alone where this player has no tables), and every move judged by what is
+    /// proved ([`Player::analyse`]).
+    ///
+    /// # Errors
+    /// A record that does not replay; a table that cannot be read.
+    pub fn analyse_game(
+        &mut self,
+        record: &Record,
+    ) -> Result<(Analysis, Vec<Judged>), AnalysisError> {
+        let analysis = analyse_with(self.tables(), record)?;
+        Ok((analysis, self.analyse(record)?))
     }
 
     /// Every move of `record` judged by what is proved ([`Player::judge`]), in order.

@@ -1,121 +1,17 @@
-//! What a build reports: a line per table built or found (by `generate`, `solve`
-//! and `prove`), the totals of a build, and per pair of a distributed build what
-//! the ranks measured.
+//! What a build reports: the totals of a build (its tables' lines are
+//! `fanotb::report::TableLine`), and per pair of a distributed build what the ranks
+//! measured.
 
 use std::fmt;
-use std::path::PathBuf;
 
 use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
 
 #[cfg(feature = "mpi")]
 use fanotb::PairTraffic;
-use fanotb::{Board, Limit, Signature, TableKind, TableReport, peak_rss};
-
-use crate::output::{as_text, human_bytes};
-
-/// One table built or found, as `generate`, `solve` and `prove` report it.
-#[derive(Serialize)]
-pub struct TableLine {
-    #[serde(serialize_with = "as_text")]
-    signature: Signature,
-    #[serde(flatten)]
-    kind: KindFields,
-    path: PathBuf,
-    positions: u64,
-    entries: u64,
-    seconds: f64,
-    bytes: u64,
-    skipped: bool,
-    peak_rss: Option<u64>,
-    memory_bound: u64,
-    resumed_at_depth: Option<u32>,
-    /// Cursed wins and blessed losses of a rule-aware table.
-    cursed: Option<u64>,
-    blessed: Option<u64>,
-    #[serde(skip)]
-    wdl: [u64; 3],
-}
-
-/// A table's name in text output: `3v2`, `n60/3v2` for a rule-aware table, or
-/// `vela/6v1` (its place under the board's directory).
-pub fn table_name(sig: Signature, kind: TableKind) -> String {
-    match kind.dir_name() {
-        Some(d) => format!("{d}/{sig}"),
-        None => sig.to_string(),
-    }
-}
-
-/// A table's kind as JSON fields: `limit`, the no-capture limit of a rule-aware
-/// table (null otherwise), and `"vela": true` for a vela table.
-pub struct KindFields(pub TableKind);
-
-impl Serialize for KindFields {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("limit", &self.0.limit().map(Limit::plies))?;
-        if self.0 == TableKind::Vela {
-            m.serialize_entry("vela", &true)?;
-        }
-        m.end()
-    }
-}
-
-impl From<&TableReport> for TableLine {
-    fn from(r: &TableReport) -> TableLine {
-        TableLine {
-            signature: r.sig,
-            kind: KindFields(r.kind),
-            path: r.path.clone(),
-            positions: r.stats.placements,
-            entries: r.entries,
-            seconds: r.seconds,
-            bytes: r.file_bytes,
-            skipped: r.skipped,
-            peak_rss: r.peak_rss,
-            memory_bound: r.memory_bound,
-            resumed_at_depth: r.resumed_at_depth,
-            cursed: r.kind.limit().map(|_| r.stats.cursed),
-            blessed: r.kind.limit().map(|_| r.stats.blessed),
-            wdl: [r.stats.wins, r.stats.draws, r.stats.losses],
-        }
-    }
-}
-
-impl fmt::Display for TableLine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.skipped {
-            return write!(
-                f,
-                "{:<6} {:>15} positions: already complete ({})",
-                table_name(self.signature, self.kind.0),
-                self.positions,
-                self.path.display()
-            );
-        }
-        write!(
-            f,
-            "{:<6} {:>15} positions {:>12} entries {:>8.2} s  peak {:>10} (bound {:>10})  {:>10} bytes  W {} D {} L {}",
-            table_name(self.signature, self.kind.0),
-            self.positions,
-            self.entries,
-            self.seconds,
-            human_bytes(self.peak_rss.unwrap_or(0)),
-            human_bytes(self.memory_bound),
-            self.bytes,
-            self.wdl[0],
-            self.wdl[1],
-            self.wdl[2]
-        )?;
-        if let (Some(c), Some(b)) = (self.cursed, self.blessed) {
-            write!(f, "  cursed {c} blessed {b}")?;
-        }
-        match self.resumed_at_depth {
-            Some(d) => write!(f, "  (resumed at depth {d})"),
-            None => Ok(()),
-        }
-    }
-}
+#[cfg(feature = "mpi")]
+use fanotb::Signature;
+use fanotb::report::{TableLine, human_bytes};
+use fanotb::{Board, TableReport, peak_rss};
 
 #[derive(Serialize)]
 pub struct GenerateReport {
@@ -166,7 +62,7 @@ impl GenerateReport {
 /// What the ranks measured building a pair.
 #[derive(Serialize)]
 pub struct TrafficLine {
-    #[serde(serialize_with = "crate::output::as_text")]
+    #[serde(serialize_with = "fanotb::report::as_text")]
     pair: Signature,
     seconds: f64,
     /// Each rank's peak resident memory, in bytes (0: not known).

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{CheckOptions, Color, Proves, check_proof, check_proofs};
+use fanotb::{CheckOptions, check_proof, check_proofs};
 
 use crate::args::{Result, TablesArg};
-use crate::prove::ProofLine;
+use fanotb::report::CheckProofReport;
 
 #[derive(Args)]
 pub struct CheckProofArgs {
@@ -40,71 +40,11 @@ pub struct CheckProofArgs {
     pub tables: TablesArg,
 }
 
-#[derive(Serialize)]
-pub struct CheckReport {
-    certificate: String,
-    ok: bool,
-    board: String,
-    position: String,
-    /// The value proved; `null` for a lemma.
-    value: Option<&'static str>,
-    /// What a lemma proves (`White wins`), for a lemma.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lemma: Option<String>,
-    max_table_stones: u8,
-    tables: usize,
-    lemmas: usize,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    tables_verified: bool,
-    proofs: Vec<ProofLine>,
-    positions: u64,
-    moves: u64,
-    seconds: f64,
-    #[serde(skip)]
-    turn: Color,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    relied_on: Option<Vec<String>>,
-}
-
-impl fmt::Display for CheckReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "{} {}: {} (table leaves up to {} stones, {} tables matched by checksum{}{})",
-            self.board,
-            self.position,
-            match (&self.lemma, self.value) {
-                (Some(l), _) => format!("lemma: {l}"),
-                (None, v) => format!("{} for {} to move", v.unwrap_or("?"), self.turn.name()),
-            },
-            self.max_table_stones,
-            self.tables,
-            if self.tables_verified {
-                ", every entry re-derived"
-            } else {
-                ""
-            },
-            match self.lemmas {
-                0 => String::new(),
-                n => format!(", {n} lemmas checked"),
-            }
-        )?;
-        for p in &self.proofs {
-            writeln!(f, "{p}")?;
-        }
-        writeln!(
-            f,
-            "ok: {} positions and {} moves checked in {:.2} s",
-            self.positions, self.moves, self.seconds
-        )
-    }
-}
-
 /// What `check-proof` found: one certificate's report, or several's in all.
 #[derive(Serialize)]
 #[serde(untagged)]
 pub enum CheckOutput {
-    One(CheckReport),
+    One(CheckProofReport),
     Set(CheckSetOutput),
 }
 
@@ -190,29 +130,9 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckOutput> {
         }));
     };
     let r = check_proof(file, &a.tables.dir, &opts)?;
-    Ok(CheckOutput::One(CheckReport {
-        certificate: file.display().to_string(),
-        ok: true,
-        board: r.root.board().size_name(),
-        position: r.root.to_string(),
-        value: r.proves.value().map(|v| v.name()),
-        lemma: match r.proves {
-            Proves::Lemma(..) => Some(r.proves.text(&r.root)),
-            Proves::Value(_) => None,
-        },
-        max_table_stones: r.max_table_stones,
-        tables: r.tables,
-        lemmas: r.lemmas,
-        tables_verified: r.tables_verified,
-        proofs: r
-            .parts
-            .iter()
-            .map(|&(side, claim, n)| ProofLine::new(side, claim, n))
-            .collect(),
-        positions: r.positions,
-        moves: r.moves,
-        seconds: r.seconds,
-        turn: r.root.turn(),
-        relied_on: a.list_lemmas.then_some(r.relied_on),
-    }))
+    Ok(CheckOutput::One(CheckProofReport::new(
+        file,
+        &r,
+        a.list_lemmas,
+    )))
 }

@@ -6,8 +6,9 @@ use std::path::Path;
 use fanotb::{Board, Options, Signature, TableSharing, generate_distributed};
 
 use crate::args::Result;
-use crate::build_report::{GenerateReport, TableLine, TrafficLine};
+use crate::build_report::{GenerateReport, TrafficLine};
 use crate::output::print_line;
+use fanotb::report::TableLine;
 
 pub fn generate(
     dir: &Path,

@@ -15,7 +15,7 @@ use fanotb::{
 
 use crate::args::{Result, RulesArgs, Side, SolutionArgs, TablesArg, VelaArgs};
 use crate::output::emit;
-use crate::probe::MoveJson;
+use fanotb::report::MoveJson;
 
 #[derive(Args)]
 pub struct GameArgs {

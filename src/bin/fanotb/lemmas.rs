@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::args::Result;
-use crate::output::human_bytes;
+use fanotb::report::human_bytes;
 
 #[derive(Args)]
 pub struct PackLemmasArgs {

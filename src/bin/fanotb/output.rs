@@ -65,37 +65,3 @@ pub fn failure(msg: String, json: bool) -> Box<dyn std::error::Error> {
         msg.into()
     }
 }
-
-/// 1536 -> "1.5 KiB".
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    format!("{v:.1} {}", UNITS[u])
-}
-
-/// Serialises through `Display` (positions, signatures, boards as their text).
-pub fn as_text<T: fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(v)
-}
-
-/// The move list of a probe, one a line, then its best moves (`best: -` for none).
-pub fn write_moves<M: fmt::Display>(
-    f: &mut fmt::Formatter<'_>,
-    moves: &[M],
-    best: &[String],
-) -> fmt::Result {
-    for m in moves {
-        writeln!(f, "{m}")?;
-    }
-    let best = if best.is_empty() {
-        "-".into()
-    } else {
-        best.join(" ")
-    };
-    writeln!(f, "best: {best}")
-}

@@ -9,7 +9,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use fanotb::{BuildPlan, Observer, SearchProgress, peak_rss};
 
-use crate::output::{emit, human_bytes};
+use crate::output::emit;
+use fanotb::report::human_bytes;
 
 /// Search progress: a spinner per search on a terminal, a plain line every ten
 /// seconds in a log, nothing with `--json`.

@@ -1,17 +1,18 @@
 //! Proofs: `prove` and `prove-jobs`, and what `prove-tree` shares with them.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
 
-use fanotb::{CheckpointPlan, Claim, Color, Limits, ProveOptions, Proved, peak_rss, prove};
+use fanotb::{CheckpointPlan, Color, Limits, ProveOptions, peak_rss, prove};
 
 use crate::args::{Result, TablesArg, board_position};
-use crate::build_report::TableLine;
-use crate::output::{human_bytes, print, print_line};
+use crate::output::{print, print_line};
 use crate::progress::{SearchDisplay, table_observer};
+use fanotb::report::human_bytes;
+use fanotb::report::{ProveReport, TableLine};
 
 #[derive(Args)]
 pub struct ProveArgs {
@@ -61,159 +62,6 @@ pub struct ProveArgs {
     pub blocked: bool,
     #[command(flatten)]
     pub tables: TablesArg,
-}
-
-/// One proof of a certificate, with the search that produced it.
-#[derive(Serialize)]
-pub struct ProofLine {
-    side: String,
-    claim: &'static str,
-    positions: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    nodes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seconds: Option<f64>,
-}
-
-impl ProofLine {
-    pub fn new(side: Color, claim: Claim, positions: usize) -> ProofLine {
-        ProofLine {
-            side: side.name().to_lowercase(),
-            claim: claim.name(),
-            positions,
-            nodes: None,
-            seconds: None,
-        }
-    }
-}
-
-impl fmt::Display for ProofLine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut side = self.side.clone();
-        side[..1].make_ascii_uppercase();
-        write!(f, "  {side} {}: {} positions", self.claim, self.positions)?;
-        if let (Some(nodes), Some(secs)) = (self.nodes, self.seconds) {
-            write!(f, " ({nodes} search nodes, {secs:.1} s)")?;
-        }
-        Ok(())
-    }
-}
-
-#[derive(Serialize)]
-struct TablesJson {
-    count: usize,
-    positions: u64,
-    seconds: f64,
-}
-
-#[derive(Serialize)]
-pub struct ProveReport {
-    board: String,
-    position: String,
-    value: &'static str,
-    proofs: Vec<ProofLine>,
-    nodes: u64,
-    seconds: f64,
-    search_seconds: f64,
-    peak_rss: u64,
-    max_table_stones: u8,
-    tables: TablesJson,
-    certificate: String,
-    certificate_bytes: u64,
-    /// Lemmas the certificate relies on.
-    lemmas_used: usize,
-    /// Lemma files written (with --lemmas).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    lemmas_written: Vec<String>,
-    #[serde(skip)]
-    turn: Color,
-}
-
-impl ProveReport {
-    fn new(proved: &Proved, path: &Path, bytes: u64, written: Vec<String>) -> ProveReport {
-        let c = &proved.certificate;
-        // A win proof comes from the search for that side's win, a "does not lose"
-        // proof from the search for the other side's.
-        let proofs = c
-            .parts
-            .iter()
-            .map(|part| {
-                let attacker = match part.claim {
-                    Claim::Win => part.side,
-                    Claim::NotLose => part.side.other(),
-                };
-                let search = proved.searches.iter().find(|s| s.attacker == attacker);
-                ProofLine {
-                    nodes: search.map(|s| s.nodes),
-                    seconds: search.map(|s| s.seconds),
-                    ..ProofLine::new(part.side, part.claim, part.entries.len())
-                }
-            })
-            .collect();
-        ProveReport {
-            board: c.root.board().size_name(),
-            position: c.root.to_string(),
-            value: c.proves.value().map_or("lemma", |v| v.name()),
-            proofs,
-            nodes: proved.searches.iter().map(|s| s.nodes).sum(),
-            seconds: proved.table_seconds + proved.search_seconds,
-            search_seconds: proved.search_seconds,
-            peak_rss: peak_rss().unwrap_or(0),
-            max_table_stones: c.max_table_stones,
-            tables: TablesJson {
-                count: c.tables.len(),
-                positions: proved.tables.iter().map(|r| r.stats.placements).sum(),
-                seconds: proved.table_seconds,
-            },
-            certificate: path.display().to_string(),
-            certificate_bytes: bytes,
-            lemmas_used: c.lemmas.len(),
-            lemmas_written: written,
-            turn: c.root.turn(),
-        }
-    }
-}
-
-impl fmt::Display for ProveReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "{} {}: {} for {} to move",
-            self.board,
-            self.position,
-            self.value,
-            self.turn.name()
-        )?;
-        for p in &self.proofs {
-            writeln!(f, "{p}")?;
-        }
-        writeln!(
-            f,
-            "tables: {} up to {} stones, {} positions, {:.1} s",
-            self.tables.count, self.max_table_stones, self.tables.positions, self.tables.seconds
-        )?;
-        writeln!(
-            f,
-            "search: {} nodes in {:.1} s ({:.0} nodes/s), peak {}",
-            self.nodes,
-            self.search_seconds,
-            self.nodes as f64 / self.search_seconds.max(1e-9),
-            human_bytes(self.peak_rss)
-        )?;
-        write!(
-            f,
-            "certificate: {} ({} bytes",
-            self.certificate, self.certificate_bytes
-        )?;
-        if self.lemmas_used > 0 {
-            write!(f, ", relying on {} lemmas", self.lemmas_used)?;
-        }
-        writeln!(f, ")")?;
-        for l in &self.lemmas_written {
-            writeln!(f, "lemma: {l}")?;
-        }
-        Ok(())
-    }
 }
 
 pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
@@ -272,14 +120,11 @@ pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
     } else {
         proved.certificate.write(&out)?
     };
-    let mut written = Vec::new();
-    if let Some(dir) = &a.lemmas {
-        for lemma in proved.certificate.split_lemmas() {
-            let r = lemma.write_lemma(dir)?;
-            written.push(dir.join(r.file_name()).display().to_string());
-        }
-    }
-    Ok(ProveReport::new(&proved, &out, bytes, written))
+    let written = match &a.lemmas {
+        Some(dir) => proved.certificate.write_lemmas(dir)?,
+        None => Vec::new(),
+    };
+    Ok(ProveReport::new(&proved, &out, bytes, &written))
 }
 
 /// What `prove-jobs` and `prove-tree` share: the root, the lemma directory, the

@@ -10,8 +10,9 @@ use serde::Serialize;
 use fanotb::peak_rss;
 
 use crate::args::{Result, Side};
-use crate::output::{human_bytes, print, print_line};
+use crate::output::{print, print_line};
 use crate::prove::{LemmaRunArgs, RootWritten};
+use fanotb::report::human_bytes;
 
 #[derive(Args)]
 pub struct ProveTreeArgs {

@@ -26,7 +26,7 @@ use fanotb::{ChartQuery, GameQuery, PositionQuery, ProbeError, Record, TableErro
 use crate::args::{Result, TablesArg, message};
 use crate::charts::{self, Chart};
 use crate::output::emit;
-use crate::{analyse, game, probe, rules, tables};
+use crate::{game, rules, tables};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -359,6 +359,12 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl From<ProbeError> for ApiError {
+    fn from(e: ProbeError) -> ApiError {
+        ApiError::from(Box::new(e) as Box<dyn Error>)
+    }
+}
+
 impl From<Box<dyn Error>> for ApiError {
     /// A missing table is 404 (named, with the command that builds it); a damaged
     /// or unreadable one is the server's fault (500); anything else is the
@@ -398,9 +404,13 @@ type Answer<T> = std::result::Result<axum::Json<T>, ApiError>;
 async fn probe_handler(
     State(tb): State<Shared>,
     RawQuery(q): RawQuery,
-) -> Answer<probe::ProbeReport> {
+) -> Answer<fanotb::report::ProbeReport> {
     let q = position_query(q)?;
-    Ok(axum::Json(probe::probe_report(&q.position, &tb, q.rules)?))
+    Ok(axum::Json(fanotb::report::probe_report(
+        &q.position,
+        &tb,
+        q.rules,
+    )?))
 }
 
 /// The legal moves from the rules alone, for a position no table covers: the board
@@ -413,10 +423,11 @@ async fn moves_handler(RawQuery(q): RawQuery) -> Answer<rules::MovesReport> {
 async fn line_handler(
     State(tb): State<Shared>,
     RawQuery(q): RawQuery,
-) -> Answer<probe::LineReport> {
+) -> Answer<fanotb::report::LineReport> {
     let q = position_query(q)?;
     // A line is up to a few hundred probes: off the async workers.
-    let line = blocking(move || probe::line_report(&q.position, &tb, q.rules)).await?;
+    let line =
+        blocking(move || Ok(fanotb::report::line_report(&q.position, &tb, q.rules)?)).await?;
     Ok(axum::Json(line))
 }
 
@@ -465,7 +476,10 @@ fn split_engine(raw: &str) -> (Option<String>, String) {
 /// `MAX_ANALYSED_PLIES` plies, and at most one analysis a core at once: a request
 /// timed out (503) still holds its place until its work ends, so clients that
 /// retry at once never pile up work.
-async fn analyse_handler(State(tb): State<Shared>, body: String) -> Answer<analyse::AnalyseReport> {
+async fn analyse_handler(
+    State(tb): State<Shared>,
+    body: String,
+) -> Answer<fanotb::report::AnalyseReport> {
     let record: Record = body
         .parse()
         .map_err(|e: fanotb::RecordError| bad_request(e.to_string()))?;
@@ -484,11 +498,8 @@ async fn analyse_handler(State(tb): State<Shared>, body: String) -> Answer<analy
     };
     let report = blocking(move || {
         let _place = place;
-        let judged = tb.player().analyse(&record)?;
-        Ok(analyse::AnalyseReport::new(
-            &fanotb::analyse(&tb, &record)?,
-            Some(&judged),
-        ))
+        let (analysis, judged) = tb.player().analyse_game(&record)?;
+        Ok(fanotb::report::AnalyseReport::new(&analysis, &judged))
     })
     .await?;
     Ok(axum::Json(report))

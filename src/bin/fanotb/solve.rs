@@ -8,10 +8,11 @@ use serde::Serialize;
 use fanotb::{Board, Position, SMALL_BOARDS, Solution, Value, Wdl, published, solve};
 
 use crate::args::{Result, TablesArg, board_position};
-use crate::build_report::TableLine;
-use crate::output::{human_bytes, print_line};
-use crate::probe::{LineMove, MoveJson, ValueJson, best_notations};
+use crate::output::print_line;
 use crate::tables::BuildArgs;
+use fanotb::report::TableLine;
+use fanotb::report::human_bytes;
+use fanotb::report::{LineMove, MoveJson, ValueJson, best_notations};
 
 #[derive(Args)]
 pub struct SolveArgs {

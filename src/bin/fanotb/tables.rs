@@ -12,10 +12,12 @@ use fanotb::{
 };
 
 use crate::args::{Result, TablesArg};
-use crate::build_report::{GenerateReport, KindFields, TableLine, table_name};
+use crate::build_report::GenerateReport;
 use crate::charts;
-use crate::output::{as_text, failure, print_line};
+use crate::output::{failure, print_line};
 use crate::progress::table_observer;
+use fanotb::report::as_text;
+use fanotb::report::{KindFields, TableLine, table_name};
 
 #[derive(Args)]
 pub struct GenerateArgs {
