@@ -210,6 +210,7 @@ mod table;
 
 pub mod ffi;
 
+pub use certificate::bundle::{BundleReport, bundle_proof};
 pub use certificate::store::{
     PackReport, RecodeReport, pack_lemmas, pack_relied_on, recode_lemmas,
 };

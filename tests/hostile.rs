@@ -362,3 +362,42 @@ fn lemma_tools_on_no_lemma_fail_and_write_nothing() {
     );
     assert!(!out.exists());
 }
+
+/// `bundle-proof` refuses a link planted at its output, and never writes the file
+/// it points to; `check-proof` of a FIFO or a device named as a bundle is refused
+/// at once.
+#[test]
+fn bundles_are_never_written_through_links_nor_read_from_fifos() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let cert = dir.path().join("3x3.fnproof");
+    let c = cert.to_str().unwrap();
+    succeeds(&[
+        "prove",
+        "3x3",
+        "--max-table-stones",
+        "4",
+        "--dir",
+        d,
+        "--out",
+        c,
+    ]);
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let out = dir.path().join("start.fnproof");
+    std::os::unix::fs::symlink(&victim, &out).unwrap();
+    let o = out.to_str().unwrap();
+    let err = fails(&["bundle-proof", c, "--lemmas", d, "--out", o]);
+    assert!(err.contains("not replaced"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    std::fs::remove_file(&out).unwrap();
+    succeeds(&["bundle-proof", c, "--lemmas", d, "--out", o]);
+    assert!(succeeds(&["check-proof", o, "--dir", d]).contains("win for White to move"));
+    let fifo = dir.path().join("fifo.fnproof");
+    mkfifo(&fifo);
+    let err = fails(&["check-proof", fifo.to_str().unwrap(), "--dir", d]);
+    assert!(err.contains("not a regular file"), "{err}");
+    let dev = dir.path().join("dev.fnproof");
+    device(&dev);
+    fails(&["check-proof", dev.to_str().unwrap(), "--dir", d]);
+}

@@ -600,8 +600,8 @@ impl Tablebase {
 }
 
 /// The solved game: a proof (by default the tsivy draw proof built into fanotb,
-/// else a certificate file whose lemmas are in its directory), the tables of
-/// `tables` if given, and a bounded search of `search_nodes` for wins. It says what
+/// else a bundle or a certificate file whose lemmas are in its directory), the
+/// tables of `tables` if given, and a bounded search of `search_nodes` for wins. It says what
 /// is proved about a position, plays the move fanotb's engine plays, and analyses
 /// a game from its first move, with the answers of `fanotb engine` and
 /// `fanotb analyse --json`.

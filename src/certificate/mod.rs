@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 mod blocked;
+pub(crate) mod bundle;
 pub(crate) mod compact;
 pub(crate) mod pack;
 mod parse;

@@ -297,28 +297,7 @@ impl PackWriter {
     /// Appends one segment of `lemmas` (each reference with its file's bytes),
     /// written whole and made durable before it returns.
     pub(crate) fn append(&mut self, lemmas: &[(LemmaRef, &[u8])]) -> std::io::Result<()> {
-        let mut raw = Vec::new();
-        let mut index = Vec::with_capacity(lemmas.len() * RECORD);
-        for (l, bytes) in lemmas {
-            index.extend_from_slice(&l.checksum.to_le_bytes());
-            index.extend_from_slice(&(raw.len() as u64).to_le_bytes());
-            index.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-            let b = l.position.board();
-            index.extend([b.width() as u8, b.height() as u8]);
-            put_position(&mut index, &l.position);
-            index.push(color_byte(l.side));
-            index.push(claim_byte(l.claim));
-            raw.extend_from_slice(bytes);
-        }
-        let packed = zstd::bulk::compress(&raw, 19)?;
-        let mut seg = Vec::with_capacity(SEGMENT_HEAD + index.len() + packed.len() + 8);
-        seg.extend_from_slice(&(lemmas.len() as u32).to_le_bytes());
-        seg.extend_from_slice(&(raw.len() as u64).to_le_bytes());
-        seg.extend_from_slice(&(packed.len() as u64).to_le_bytes());
-        seg.extend_from_slice(&index);
-        seg.extend_from_slice(&packed);
-        let sum = xxh3_64(&seg);
-        seg.extend_from_slice(&sum.to_le_bytes());
+        let seg = segment(lemmas)?;
         match self
             .file
             .write_all(&seg)
@@ -336,6 +315,50 @@ impl PackWriter {
             }
         }
     }
+}
+
+/// One segment of `lemmas` (each reference with its file's bytes), checksum and
+/// all.
+fn segment(lemmas: &[(LemmaRef, &[u8])]) -> std::io::Result<Vec<u8>> {
+    let mut raw = Vec::new();
+    let mut index = Vec::with_capacity(lemmas.len() * RECORD);
+    for (l, bytes) in lemmas {
+        index.extend_from_slice(&l.checksum.to_le_bytes());
+        index.extend_from_slice(&(raw.len() as u64).to_le_bytes());
+        index.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        let b = l.position.board();
+        index.extend([b.width() as u8, b.height() as u8]);
+        put_position(&mut index, &l.position);
+        index.push(color_byte(l.side));
+        index.push(claim_byte(l.claim));
+        raw.extend_from_slice(bytes);
+    }
+    let packed = zstd::bulk::compress(&raw, 19)?;
+    let mut seg = Vec::with_capacity(SEGMENT_HEAD + index.len() + packed.len() + 8);
+    seg.extend_from_slice(&(lemmas.len() as u32).to_le_bytes());
+    seg.extend_from_slice(&(raw.len() as u64).to_le_bytes());
+    seg.extend_from_slice(&(packed.len() as u64).to_le_bytes());
+    seg.extend_from_slice(&index);
+    seg.extend_from_slice(&packed);
+    let sum = xxh3_64(&seg);
+    seg.extend_from_slice(&sum.to_le_bytes());
+    Ok(seg)
+}
+
+/// Lemmas a segment of a pack written whole holds: large enough to compress across
+/// lemmas, small enough that one lemma's read decompresses little.
+pub(crate) const SEGMENT_LEMMAS: usize = 4096;
+
+/// The bytes of a whole pack of `lemmas` (each reference with its file's bytes), in
+/// segments of `SEGMENT_LEMMAS`.
+pub(crate) fn pack_bytes(lemmas: &[(LemmaRef, Vec<u8>)]) -> std::io::Result<Vec<u8>> {
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&VERSION.to_le_bytes());
+    for chunk in lemmas.chunks(SEGMENT_LEMMAS) {
+        let batch: Vec<(LemmaRef, &[u8])> = chunk.iter().map(|(l, b)| (*l, b.as_slice())).collect();
+        bytes.extend(segment(&batch)?);
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]

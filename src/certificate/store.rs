@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use super::pack::{PACK_EXTENSION, Pack, PackWriter, Packed};
+use super::pack::{PACK_EXTENSION, Pack, PackWriter, Packed, SEGMENT_LEMMAS};
 use super::{CertificateError, LemmaRef};
 use crate::files::bytes::u64_at;
 
@@ -22,7 +22,10 @@ const SEGMENTS_KEPT: usize = 4;
 /// of its packs, each found by its checksum.
 #[derive(Debug)]
 pub(crate) struct LemmaDir {
+    /// The directory (for a bundle's lemmas, the bundle: named in errors only).
     dir: PathBuf,
+    /// Whether loose lemma files are looked for in `dir`.
+    loose: bool,
     packs: Vec<Pack>,
     /// Each packed lemma: its pack and its place there.
     by_checksum: rustc_hash::FxHashMap<u64, (usize, Packed)>,
@@ -61,9 +64,24 @@ impl LemmaDir {
         }
         LemmaDir {
             dir: dir.into(),
+            loose: true,
             packs,
             by_checksum,
             last: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The directory, or the file that holds the lemmas (named in errors).
+    pub(crate) fn name(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The lemmas of `packs` alone, named as in `name` (a bundle, or a pack built
+    /// into the program): no loose file is looked for.
+    pub(crate) fn packed(name: &Path, packs: Vec<Pack>) -> LemmaDir {
+        LemmaDir {
+            loose: false,
+            ..LemmaDir::of_packs(name, packs)
         }
     }
 
@@ -72,7 +90,7 @@ impl LemmaDir {
     pub(crate) fn checksums(&self) -> Result<Vec<u64>, CertificateError> {
         let mut seen = rustc_hash::FxHashSet::default();
         let mut out = Vec::new();
-        for path in files_with(&self.dir, "fnlemma")? {
+        for path in self.loose_files()? {
             if let Some(c) = path
                 .file_stem()
                 .and_then(|s| u64::from_str_radix(s.to_str()?, 16).ok())
@@ -107,7 +125,7 @@ impl LemmaDir {
     ) -> Result<Option<(super::Certificate, String)>, CertificateError> {
         let name = super::lemma_file_name(checksum);
         let loose = self.dir.join(&name);
-        if let Ok(meta) = std::fs::symlink_metadata(&loose) {
+        if let Some(meta) = self.loose_meta(&loose) {
             // The header and size first: a file of a size no lemma has is not read.
             if meta.len() > MAX_LEMMA_BYTES
                 && super::Certificate::file_version(&loose)? != Some(super::blocked::BLOCKED)
@@ -156,7 +174,7 @@ impl LemmaDir {
         checksum: u64,
     ) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
         let path = self.dir.join(super::lemma_file_name(checksum));
-        if std::fs::symlink_metadata(&path).is_ok()
+        if self.loose_meta(&path).is_some()
             && super::Certificate::file_version(&path)? == Some(super::blocked::BLOCKED)
         {
             return Ok(None);
@@ -239,7 +257,7 @@ impl LemmaDir {
                 report.busy.push(pack.path().into());
             }
         }
-        let loose = files_with(&self.dir, "fnlemma")?;
+        let loose = self.loose_files()?;
         let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
         let mut seen = rustc_hash::FxHashSet::default();
         for path in &loose {
@@ -302,6 +320,22 @@ struct PackedFile<'a> {
 }
 
 impl LemmaDir {
+    /// The loose lemma files (none where they are not looked for).
+    fn loose_files(&self) -> Result<Vec<PathBuf>, CertificateError> {
+        match self.loose {
+            true => files_with(&self.dir, "fnlemma"),
+            false => Ok(Vec::new()),
+        }
+    }
+
+    /// The metadata of a loose file of the directory, if there is one and loose
+    /// files are looked for.
+    fn loose_meta(&self, path: &Path) -> Option<std::fs::Metadata> {
+        self.loose
+            .then(|| std::fs::symlink_metadata(path).ok())
+            .flatten()
+    }
+
     /// The file bytes of the lemma of this checksum, loose or packed, with what it
     /// claims.
     fn lemma_file(&self, checksum: u64) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
@@ -314,7 +348,7 @@ impl LemmaDir {
     /// The bytes of the loose lemma file of this checksum, with what it claims.
     fn loose_file(&self, checksum: u64) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
         let path = self.dir.join(super::lemma_file_name(checksum));
-        if std::fs::symlink_metadata(&path).is_err() {
+        if self.loose_meta(&path).is_none() {
             return Ok(None);
         }
         let bytes = crate::files::read::read_bounded(&path, MAX_LEMMA_BYTES)
@@ -344,28 +378,11 @@ pub fn pack_relied_on(
     dir: &Path,
     out: &Path,
 ) -> Result<PackReport, CertificateError> {
-    let store = LemmaDir::open(dir)?;
     let mut todo: Vec<LemmaRef> = Vec::new();
     for root in roots {
         todo.extend(super::Certificate::read(root)?.lemmas);
     }
-    let mut seen = rustc_hash::FxHashSet::default();
-    let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
-    while let Some(l) = todo.pop() {
-        if !seen.insert(l.checksum) {
-            continue;
-        }
-        let Some((found, bytes)) = store.lemma_file(l.checksum)? else {
-            return Err(CertificateError::damaged(
-                &dir.join(l.file_name()),
-                "a lemma relied on is not in the directory",
-            ));
-        };
-        let path = dir.join(l.file_name());
-        todo.extend(super::Certificate::from_bytes(&path, &bytes)?.lemmas);
-        lemmas.push((found, bytes));
-    }
-    lemmas.sort_by_key(|(l, _)| l.key());
+    let lemmas = relied_on(&LemmaDir::open(dir)?, todo)?;
     let mut report = PackReport {
         lemmas: lemmas.len(),
         ..PackReport::default()
@@ -377,6 +394,32 @@ pub fn pack_relied_on(
     report.pack = Some(pack);
     report.bytes_after = bytes;
     Ok(report)
+}
+
+/// The lemmas of `store` that `refs` name, and those they name in turn, each with
+/// its file's bytes, in pack order.
+pub(crate) fn relied_on(
+    store: &LemmaDir,
+    mut todo: Vec<LemmaRef>,
+) -> Result<Vec<(LemmaRef, Vec<u8>)>, CertificateError> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
+    while let Some(l) = todo.pop() {
+        if !seen.insert(l.checksum) {
+            continue;
+        }
+        let path = store.dir.join(l.file_name());
+        let Some((found, bytes)) = store.lemma_file(l.checksum)? else {
+            return Err(CertificateError::damaged(
+                &path,
+                "a lemma relied on is not in the directory",
+            ));
+        };
+        todo.extend(super::Certificate::from_bytes(&path, &bytes)?.lemmas);
+        lemmas.push((found, bytes));
+    }
+    lemmas.sort_by_key(|(l, _)| l.key());
+    Ok(lemmas)
 }
 
 /// What `recode_lemmas` wrote.
@@ -524,10 +567,6 @@ fn write_pack(
         .len();
     Ok((path, len))
 }
-
-/// Lemmas a segment of a repacked pack holds: large enough to compress across
-/// lemmas, small enough that one lemma's read decompresses little.
-const SEGMENT_LEMMAS: usize = 4096;
 
 /// What `pack_lemmas` did.
 #[derive(Clone, Debug, Default)]

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 
+use crate::certificate::bundle::Bundle;
 use crate::certificate::pack::{PACK_EXTENSION, Pack};
 use crate::certificate::store::LemmaDir;
 use crate::certificate::{Blocked, Certificate, CertificateError, Claim, Proves};
@@ -267,8 +268,16 @@ pub(super) fn check_claims(name: &str, cert: &Certificate) -> Result<(), CheckEr
 /// The certificates `roots` (each with its checksum; one file given twice is kept
 /// once) and every lemma they rely on, directly or through other lemmas, each read
 /// once and matched against the reference that names it.
-fn gather(roots: Vec<(Checked, u64)>, dir: Option<&Path>) -> Result<Vec<Checked>, CheckError> {
-    let store = dir.map(LemmaDir::open).transpose()?;
+fn gather(
+    roots: Vec<(Checked, u64)>,
+    bundled: Vec<LemmaDir>,
+    dir: Option<&Path>,
+) -> Result<Vec<Checked>, CheckError> {
+    // The bundles' own lemmas first, then the lemma directory's.
+    let mut stores = bundled;
+    if let Some(dir) = dir {
+        stores.push(LemmaDir::open(dir)?);
+    }
     let mut all = Vec::new();
     let mut at: HashMap<u64, usize> = HashMap::new();
     for (root, checksum) in roots {
@@ -293,19 +302,28 @@ fn gather(roots: Vec<(Checked, u64)>, dir: Option<&Path>) -> Result<Vec<Checked>
                         position: l.position.to_string(),
                         place,
                     };
-                    let (Some(dir), Some(store)) = (dir, &store) else {
+                    if stores.is_empty() {
                         return Err(missing(
                             "is needed: give the lemma directory (--lemmas DIR)".into(),
                         ));
-                    };
+                    }
                     // Its file, or its place in a pack, checked to be the lemma named.
-                    let Some((cert, found)) =
-                        store.read(l.checksum).map_err(|e| CheckError::LemmaWrong {
+                    let mut read = None;
+                    for store in &stores {
+                        read = store.read(l.checksum).map_err(|e| CheckError::LemmaWrong {
                             name: name.clone(),
                             reason: e.to_string(),
-                        })?
-                    else {
-                        return Err(missing(format!("is not in {}", dir.display())));
+                        })?;
+                        if read.is_some() {
+                            break;
+                        }
+                    }
+                    let Some((cert, found)) = read else {
+                        let places: Vec<String> = stores
+                            .iter()
+                            .map(|s| s.name().display().to_string())
+                            .collect();
+                        return Err(missing(format!("is not in {}", places.join(" or "))));
                     };
                     check_claims(&found, &cert)?;
                     all.push(Checked {
@@ -356,8 +374,9 @@ pub fn check_proof(
     opts: &CheckOptions,
 ) -> Result<CheckReport, CheckError> {
     let start = Instant::now();
-    let root = open_root(path, "the certificate".into())?;
-    let (all, totals) = check_all(vec![root], dir, opts)?;
+    let mut bundled = Vec::new();
+    let root = open_root(path, "the certificate".into(), &mut bundled)?;
+    let (all, totals) = check_all(vec![root], bundled, dir, opts)?;
     let root = &all[0].cert;
     Ok(CheckReport {
         root: root.root,
@@ -427,6 +446,7 @@ pub fn check_proofs(
         });
     }
     let mut roots = Vec::new();
+    let mut bundled = Vec::new();
     for p in paths {
         // A pack stands for every lemma in it.
         if p.extension().is_some_and(|x| x == PACK_EXTENSION) {
@@ -454,14 +474,14 @@ pub fn check_proofs(
             || p.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        roots.push(open_root(p, name)?);
+        roots.push(open_root(p, name, &mut bundled)?);
     }
     let given = roots
         .iter()
         .map(|r| r.1)
         .collect::<std::collections::HashSet<u64>>()
         .len();
-    let (all, totals) = check_all(roots, dir, opts)?;
+    let (all, totals) = check_all(roots, bundled, dir, opts)?;
     Ok(CheckSetReport {
         certificates: given,
         lemmas: all.len() - given,
@@ -476,7 +496,22 @@ pub fn check_proofs(
 
 /// A certificate file to check, with its checksum; a version 3 file is checked
 /// block by block, never read whole.
-fn open_root(path: &Path, name: String) -> Result<(Checked, u64), CheckError> {
+fn open_root(
+    path: &Path,
+    name: String,
+    bundled: &mut Vec<LemmaDir>,
+) -> Result<(Checked, u64), CheckError> {
+    if Bundle::is_bundle(path)? {
+        let bundle = Bundle::read(path)?;
+        bundled.push(bundle.lemmas);
+        let checked = Checked {
+            name,
+            cert: bundle.root,
+            refs: Vec::new(),
+            blocked: None,
+        };
+        return Ok((checked, bundle.checksum));
+    }
     let (cert, checksum, blocked) = Certificate::open_summed(path)?;
     let checked = Checked {
         name,
@@ -497,10 +532,11 @@ struct Totals {
 /// Checks `roots` and every lemma they rely on against the tables of `dir`.
 fn check_all(
     roots: Vec<(Checked, u64)>,
+    bundled: Vec<LemmaDir>,
     dir: &Path,
     opts: &CheckOptions,
 ) -> Result<(Vec<Checked>, Totals), CheckError> {
-    let all = gather(roots, opts.lemmas.as_deref())?;
+    let all = gather(roots, bundled, opts.lemmas.as_deref())?;
     let board = all[0].cert.root.board();
     if let Some(c) = all.iter().find(|c| c.cert.root.board() != board) {
         return Err(CheckError::LemmaWrong {

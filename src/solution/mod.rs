@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 use thiserror::Error;
 
-use crate::certificate::pack::Pack;
+use crate::certificate::bundle::Bundle;
 use crate::certificate::store::LemmaDir;
 use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef, Proves, position_key};
 use crate::rules::board::Board;
@@ -147,12 +147,22 @@ pub struct SolvedGame {
 impl SolvedGame {
     /// Loads the certificate at `path` and every lemma it relies on, directly or
     /// through other lemmas, from `lemmas` (a lemma directory of loose files or
-    /// packs; by default the certificate's own directory).
+    /// packs; by default the certificate's own directory), or from the file itself
+    /// if it is a bundle ([`crate::bundle_proof`]).
     ///
     /// # Errors
     /// A file that cannot be read or is damaged, a lemma that is missing or is not
     /// the one named.
     pub fn load(path: &Path, lemmas: Option<&Path>) -> Result<SolvedGame, SolutionError> {
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        );
+        // A bundle holds every lemma its certificate relies on.
+        if Bundle::is_bundle(path)? {
+            let bundle = Bundle::read(path)?;
+            return SolvedGame::gather(bundle.root, name, Some(bundle.lemmas), path);
+        }
         let dir: PathBuf = match lemmas {
             Some(d) => d.into(),
             None => path.parent().map_or_else(|| ".".into(), Path::to_path_buf),
@@ -163,29 +173,21 @@ impl SolvedGame {
         } else {
             Some(LemmaDir::open(&dir)?)
         };
-        let name = path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into(),
-        );
         SolvedGame::gather(root, name, store, &dir)
     }
 
     /// The proof that the tsivy start is a draw, as the repository publishes it
-    /// (`proofs/tsivy/draw/`), built into the library: 1.8 MB that spare an
+    /// (`proofs/tsivy/start.fnproof`), built into the library: 1.8 MB that spare an
     /// installed program the search for a directory beside it.
     ///
     /// # Errors
     /// None for the files built in (they are read as any other, checksums and all).
     pub fn tsivy_draw() -> Result<SolvedGame, SolutionError> {
-        // A directory that is not there: no loose file is looked for beside the pack.
-        const DIR: &str = "(built in)/proofs/tsivy/draw";
-        static ROOT: &[u8] = include_bytes!("../../proofs/tsivy/draw/root.fnproof");
-        static PACK: &[u8] = include_bytes!("../../proofs/tsivy/draw/lemmas.fnpack");
-        let dir = Path::new(DIR);
-        let root = Certificate::from_bytes(&dir.join("root.fnproof"), ROOT)?;
-        let pack = Pack::from_bytes(&dir.join("lemmas.fnpack"), PACK.to_vec())?;
-        let store = LemmaDir::of_packs(dir, vec![pack]);
-        SolvedGame::gather(root, "tsivy draw (built in)".into(), Some(store), dir)
+        static START: &[u8] = include_bytes!("../../proofs/tsivy/start.fnproof");
+        let path = Path::new("(built in)/proofs/tsivy/start.fnproof");
+        let bundle = Bundle::from_bytes(path, START)?;
+        let name = "tsivy draw (built in)".into();
+        SolvedGame::gather(bundle.root, name, Some(bundle.lemmas), path)
     }
 
     /// `root`, named `name`, and every lemma it relies on from `store` (`dir`).

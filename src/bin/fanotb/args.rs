@@ -60,7 +60,8 @@ impl RulesArgs {
 #[derive(Args)]
 pub struct SolutionArgs {
     /// The proof played from: `builtin` (the tsivy draw proof built into fanotb),
-    /// `none`, or a certificate file whose lemmas are in its directory.
+    /// `none`, a bundle (docs/PROOF.md), or a certificate file whose lemmas are in
+    /// its directory.
     #[arg(long, default_value = "builtin")]
     pub solution: String,
     /// Nodes of the search for a win where the opponent has left the proved draw

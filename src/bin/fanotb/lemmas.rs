@@ -1,5 +1,6 @@
-//! `pack-lemmas` and `recode-lemmas`: a lemma directory packed, or rewritten in
-//! the newest format (docs/PROOF.md, "Lemma packs").
+//! `pack-lemmas`, `recode-lemmas` and `bundle-proof`: a lemma directory packed, or
+//! rewritten in the newest format (docs/PROOF.md, "Lemma packs"), or a result
+//! written with its lemmas as one file ("Proof bundles").
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -140,5 +141,45 @@ pub fn recode_lemmas_command(a: &RecodeLemmasArgs) -> Result<RecodeLemmasReport>
             .collect(),
         bytes_before: r.bytes_before,
         bytes_after: r.bytes_after,
+    })
+}
+
+#[derive(Args)]
+pub struct BundleProofArgs {
+    /// The certificate. Example: proofs/tsivy/lemmas/root.fnproof.
+    pub certificate: PathBuf,
+    /// The lemma directory its lemmas are read from. Example: proofs/tsivy/lemmas.
+    #[arg(long)]
+    pub lemmas: PathBuf,
+    /// The bundle written: the certificate and exactly the lemmas it relies on.
+    /// Example: start.fnproof.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// What `bundle-proof` wrote.
+#[derive(Serialize)]
+pub struct BundleProofReport {
+    bundle: String,
+    lemmas: usize,
+    bytes: u64,
+}
+
+impl fmt::Display for BundleProofReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}: the certificate and the {} lemmas it relies on, {} bytes",
+            self.bundle, self.lemmas, self.bytes
+        )
+    }
+}
+
+pub fn bundle_proof_command(a: &BundleProofArgs) -> Result<BundleProofReport> {
+    let r = fanotb::bundle_proof(&a.certificate, &a.lemmas, &a.out)?;
+    Ok(BundleProofReport {
+        bundle: a.out.display().to_string(),
+        lemmas: r.lemmas,
+        bytes: r.bytes,
     })
 }

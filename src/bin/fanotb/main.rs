@@ -141,6 +141,13 @@ enum Command {
         after_help = "Example: fanotb recode-lemmas proofs/tsivy/lemmas --root proofs/tsivy/lemmas/root.fnproof --out new"
     )]
     RecodeLemmas(lemmas::RecodeLemmasArgs),
+    /// Write a result as one self-contained file: the certificate and exactly the
+    /// lemmas it relies on (docs/PROOF.md, "Proof bundles"), which `check-proof`
+    /// checks alone.
+    #[command(
+        after_help = "Example: fanotb bundle-proof proofs/tsivy/lemmas/root.fnproof --lemmas proofs/tsivy/lemmas --out start.fnproof"
+    )]
+    BundleProof(lemmas::BundleProofArgs),
     /// Prove a board's start (or --position) bottom up: every position --depth
     /// plies deep as a job whose proof is kept as a lemma, then each level above
     /// over them, then the root; a run stopped anywhere goes on from the lemmas.
@@ -243,6 +250,7 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::CheckProof(a) => print(&check_proof::check_proof_command(a)?, json),
         Command::PackLemmas(a) => print(&lemmas::pack_lemmas_command(&a)?, json),
         Command::RecodeLemmas(a) => print(&lemmas::recode_lemmas_command(&a)?, json),
+        Command::BundleProof(a) => print(&lemmas::bundle_proof_command(&a)?, json),
         Command::ProveJobs(a) => prove::prove_jobs_command(a, json)?,
         Command::ProveTree(a) => prove_tree::prove_tree_command(a, json)?,
         Command::Serve(a) => serve::serve(a)?,
