@@ -152,6 +152,8 @@ class TableStats:
     @property
     def path(self) -> Path:
         """The file's path, a `pathlib.Path`."""
+    def to_dict(self) -> dict[str, Any]:
+        """The table's figures as a dict, as a row of `fanotb stats --json`'s `tables`."""
 
 __version__: str
 

@@ -123,6 +123,7 @@ def test_tables_equal_stats(tables):
                 g.longest_win, g.longest_win_position, g.bytes) == (
             w["board"], w["signature"], w["limit"], w["positions"], w["wins"], w["draws"],
             w["losses"], w["longest_win"], w["longest_win_position"], w["bytes"])
+        assert g.to_dict() == w
 
 
 def test_missing_and_damaged_tables_raise(tables, tmp_path):

@@ -28,7 +28,7 @@ pub use probe::{
     best_notations, describe, line_report, probe_report, rules_json, under, write_moves,
 };
 pub use proof::{CheckProofReport, ProofLine, ProveReport, TablesJson};
-pub use table::{KindFields, TableLine, table_name};
+pub use table::{KindFields, StatsRow, TableLine, bits_per_position, table_name};
 
 use std::fmt;
 

@@ -75,6 +75,25 @@ pub enum ValueJson {
     },
 }
 
+impl ValueJson {
+    /// `win`, `draw` or `loss` for the side to move.
+    pub fn value(&self) -> &'static str {
+        match *self {
+            ValueJson::Plain { value, .. } | ValueJson::Limited { value, .. } => value,
+        }
+    }
+
+    /// The depth: plies to the end, or under a limit plies to the next capture.
+    pub fn depth(&self) -> Option<u32> {
+        match *self {
+            ValueJson::Plain { depth, .. } => depth,
+            ValueJson::Limited {
+                plies_to_capture, ..
+            } => plies_to_capture,
+        }
+    }
+}
+
 impl From<Value> for ValueJson {
     fn from(v: Value) -> ValueJson {
         match v {
@@ -144,6 +163,26 @@ pub enum MoveValueJson {
         /// The counter after the move (0 after a capture).
         counter: u32,
     },
+}
+
+impl MoveValueJson {
+    /// `win`, `draw` or `loss` for the mover.
+    pub fn value(&self) -> &'static str {
+        match *self {
+            MoveValueJson::Plain { value, .. } | MoveValueJson::Limited { value, .. } => value,
+        }
+    }
+
+    /// The depth, the move included: plies to the end, or under a limit plies to
+    /// the next capture.
+    pub fn depth(&self) -> Option<u32> {
+        match *self {
+            MoveValueJson::Plain { depth, .. } => depth,
+            MoveValueJson::Limited {
+                plies_to_capture, ..
+            } => plies_to_capture,
+        }
+    }
 }
 
 /// A move with the value it leads to, for the mover, and the position after it.

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
 use super::{as_text, human_bytes};
-use crate::{Limit, Signature, TableKind, TableReport};
+use crate::{Limit, Signature, TableInfo, TableKind, TableReport};
 
 /// One table built or found, as `generate`, `solve` and `prove` report it.
 #[derive(Serialize, Clone, Debug, PartialEq)]
@@ -127,6 +127,68 @@ impl fmt::Display for TableLine {
         match self.resumed_at_depth {
             Some(d) => write!(f, "  (resumed at depth {d})"),
             None => Ok(()),
+        }
+    }
+}
+
+/// One table's figures, as `stats` reports it.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct StatsRow {
+    /// The board's size, `9x5`.
+    pub board: String,
+    /// The material, the side to move's stones first.
+    #[serde(serialize_with = "as_text")]
+    pub signature: Signature,
+    /// The kind (a rule-aware table's longest win is its largest T).
+    #[serde(flatten)]
+    pub kind: KindFields,
+    /// Its positions (placements).
+    pub positions: u64,
+    /// Positions won, drawn and lost for the side to move.
+    pub wins: u64,
+    /// See `wins`.
+    pub draws: u64,
+    /// See `wins`.
+    pub losses: u64,
+    /// The longest win in plies (a rule-aware table: its largest T); null without a win.
+    pub longest_win: Option<u32>,
+    /// A position of the longest win.
+    pub longest_win_position: Option<String>,
+    /// The file's size.
+    pub bytes: u64,
+    /// The file.
+    pub path: PathBuf,
+    /// Bits of file a position.
+    pub bits_per_position: f64,
+    /// Cursed wins and blessed losses of a rule-aware table.
+    pub cursed: Option<u64>,
+    /// See `cursed`.
+    pub blessed: Option<u64>,
+}
+
+/// Bits of file a position: `bytes` over `positions`.
+pub fn bits_per_position(bytes: u64, positions: u64) -> f64 {
+    bytes as f64 * 8.0 / positions.max(1) as f64
+}
+
+impl From<&TableInfo> for StatsRow {
+    fn from(t: &TableInfo) -> StatsRow {
+        let st = t.stats;
+        StatsRow {
+            board: t.board.size_name(),
+            signature: t.signature,
+            kind: KindFields(t.kind),
+            positions: st.placements,
+            wins: st.wins,
+            draws: st.draws,
+            losses: st.losses,
+            longest_win: (st.wins > 0).then_some(st.max_win_depth),
+            longest_win_position: t.longest_win.map(|p| p.to_string()),
+            bytes: t.bytes,
+            path: t.path.clone(),
+            bits_per_position: bits_per_position(t.bytes, st.placements),
+            cursed: t.kind.limit().map(|_| st.cursed),
+            blessed: t.kind.limit().map(|_| st.blessed),
         }
     }
 }

@@ -1,4 +1,8 @@
+#[allow(dead_code)] // the command-line tests' alone
+pub mod cli;
 pub mod naive;
+#[allow(dead_code)] // the proof tests' alone
+pub mod prove;
 pub mod server;
 
 use fanotb::{Board, Limit, Limited, Options, Outcome, Position, Signature, Tablebase, generate};

@@ -17,7 +17,7 @@ use crate::charts;
 use crate::output::{failure, print_line};
 use crate::progress::table_observer;
 use fanotb::report::as_text;
-use fanotb::report::{KindFields, TableLine, table_name};
+use fanotb::report::{KindFields, StatsRow, TableLine, bits_per_position, table_name};
 
 #[derive(Args)]
 pub struct GenerateArgs {
@@ -148,26 +148,6 @@ pub struct StatsArgs {
 }
 
 #[derive(Serialize)]
-struct StatsRow {
-    board: String,
-    #[serde(serialize_with = "as_text")]
-    signature: Signature,
-    /// The kind (a rule-aware table's longest win is its largest T).
-    #[serde(flatten)]
-    kind: KindFields,
-    positions: u64,
-    wins: u64,
-    draws: u64,
-    losses: u64,
-    longest_win: Option<u32>,
-    longest_win_position: Option<String>,
-    bytes: u64,
-    bits_per_position: f64,
-    cursed: Option<u64>,
-    blessed: Option<u64>,
-}
-
-#[derive(Serialize)]
 struct StatsTotal {
     positions: u64,
     wins: u64,
@@ -183,31 +163,6 @@ pub struct StatsReport {
     /// The chart files `--plot` wrote.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     charts: Vec<PathBuf>,
-}
-
-fn bits_per_position(bytes: u64, positions: u64) -> f64 {
-    bytes as f64 * 8.0 / positions.max(1) as f64
-}
-
-impl From<&TableInfo> for StatsRow {
-    fn from(t: &TableInfo) -> StatsRow {
-        let st = t.stats;
-        StatsRow {
-            board: t.board.size_name(),
-            signature: t.signature,
-            kind: KindFields(t.kind),
-            positions: st.placements,
-            wins: st.wins,
-            draws: st.draws,
-            losses: st.losses,
-            longest_win: (st.wins > 0).then_some(st.max_win_depth),
-            longest_win_position: t.longest_win.map(|p| p.to_string()),
-            bytes: t.bytes,
-            bits_per_position: bits_per_position(t.bytes, st.placements),
-            cursed: t.kind.limit().map(|_| st.cursed),
-            blessed: t.kind.limit().map(|_| st.blessed),
-        }
-    }
 }
 
 impl fmt::Display for StatsReport {
