@@ -118,6 +118,38 @@ fn a_damaged_or_cut_bundle_is_refused_with_its_reason() {
     std::fs::create_dir(&missing).unwrap();
     let out = dir.path().join("none.fnproof");
     let e = bundle_proof(&root, &missing, &out).unwrap_err().to_string();
-    assert!(e.contains("not in the directory"), "{e}");
+    assert!(e.contains("a lemma relied on, is not in"), "{e}");
     assert!(!out.exists());
+    // What cannot be bundled, each said as it is.
+    for (cert, lemmas, out, why) in [
+        (&bundle, &lemmas, &out, "a bundle already"),
+        (&root, &lemmas, &root, "the certificate itself"),
+        (&root, &root, &out, "not a lemma directory"),
+    ] {
+        let e = bundle_proof(cert, lemmas, out).unwrap_err().to_string();
+        assert!(e.contains(why), "{e}");
+    }
+    assert!(!out.exists());
+    // Cut in its header, after its certificate; another version, named.
+    for (bytes, why) in [
+        (good[..14].to_vec(), "cut short in its header"),
+        (
+            good[..20 + cert_len].to_vec(),
+            "cut short after its certificate",
+        ),
+        (
+            [&good[..8], &2u32.to_le_bytes(), &good[12..]].concat(),
+            "format version 2; this build reads version 1",
+        ),
+    ] {
+        let e = check(&bytes);
+        assert!(e.contains(why), "{e}");
+    }
+    // A bundle that holds a lemma its certificate does not rely on is refused.
+    let report = fanotb::pack_lemmas(&lemmas).unwrap();
+    let pack = std::fs::read(report.pack.unwrap()).unwrap();
+    let cert = &good[20..20 + cert_len];
+    let head = [&good[..12], &(cert.len() as u64).to_le_bytes()].concat();
+    let e = check(&[&head[..], cert, &pack].concat());
+    assert!(e.contains("nothing there relies on it"), "{e}");
 }

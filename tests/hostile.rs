@@ -391,6 +391,20 @@ fn bundles_are_never_written_through_links_nor_read_from_fifos() {
     assert!(err.contains("not replaced"), "{err}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
     std::fs::remove_file(&out).unwrap();
+    // A directory that is not there is named, not the temporary file in it.
+    let lost = dir.path().join("nodir/x.fnproof");
+    let err = fails(&[
+        "bundle-proof",
+        c,
+        "--lemmas",
+        d,
+        "--out",
+        lost.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains("nodir does not exist") && !err.contains("fnproof."),
+        "{err}"
+    );
     succeeds(&["bundle-proof", c, "--lemmas", d, "--out", o]);
     assert!(succeeds(&["check-proof", o, "--dir", d]).contains("win for White to move"));
     let fifo = dir.path().join("fifo.fnproof");

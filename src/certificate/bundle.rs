@@ -46,11 +46,17 @@ impl Bundle {
     /// segment cut short or damaged refuses the bundle.
     pub(crate) fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Bundle, CertificateError> {
         let damaged = |what: &str| CertificateError::damaged(path, what);
-        if bytes.len() < HEAD || bytes[..8] != MAGIC {
+        if bytes.len() < 8 || bytes[..8] != MAGIC {
             return Err(damaged("not a proof bundle (bad magic bytes)"));
         }
+        if bytes.len() < HEAD {
+            return Err(damaged("cut short in its header"));
+        }
         if u32_at(bytes, 8) != VERSION {
-            return Err(damaged("a proof bundle of another format version"));
+            return Err(damaged(&format!(
+                "a proof bundle of format version {}; this build reads version {VERSION}",
+                u32_at(bytes, 8)
+            )));
         }
         let cert_len = u64_at(bytes, 12);
         let rest = (bytes.len() - HEAD) as u64;
@@ -60,9 +66,15 @@ impl Bundle {
         let (cert, pack) = bytes[HEAD..].split_at(cert_len as usize);
         let root = Certificate::from_bytes(path, cert)?;
         let checksum = u64_at(cert, cert.len() - 16);
+        if pack.is_empty() {
+            return Err(damaged("cut short after its certificate"));
+        }
         let pack = Pack::from_bytes(path, pack.to_vec())?;
         if let Some(why) = pack.cut().or(pack.damaged().first().map(String::as_str)) {
-            return Err(damaged(&format!("its lemmas: {why}")));
+            let from = HEAD as u64 + cert_len;
+            return Err(damaged(&format!(
+                "its lemmas (a pack from byte {from}): {why}"
+            )));
         }
         Ok(Bundle {
             root,
@@ -96,6 +108,28 @@ pub fn bundle_proof(
     lemmas: &Path,
     out: &Path,
 ) -> Result<BundleReport, CertificateError> {
+    let refuse = |path: &Path, why: &str| CertificateError::Refused {
+        path: path.into(),
+        why: why.into(),
+    };
+    if Bundle::is_bundle(cert)? {
+        return Err(refuse(cert, "a bundle already: nothing to bundle"));
+    }
+    if Certificate::file_version(cert)? == Some(super::blocked::BLOCKED) {
+        return Err(refuse(
+            cert,
+            "a version 3 certificate (prove --blocked) is not bundled: prove it without --blocked",
+        ));
+    }
+    let same = |a: &Path, b: &Path| {
+        std::fs::canonicalize(a).is_ok_and(|a| std::fs::canonicalize(b).is_ok_and(|b| a == b))
+    };
+    if same(cert, out) {
+        return Err(refuse(out, "the certificate itself: give another --out"));
+    }
+    if !lemmas.is_dir() {
+        return Err(refuse(lemmas, "not a lemma directory"));
+    }
     let root =
         crate::files::read::read_bounded(cert, MAX_FILE).map_err(CertificateError::io(cert))?;
     let refs = Certificate::from_bytes(cert, &root)?.lemmas;

@@ -105,6 +105,22 @@ pub enum CertificateError {
         /// What is wrong, in a few words.
         what: String,
     },
+    /// A file or directory that cannot serve as asked, whole as it is.
+    #[error("{path}: {why}")]
+    Refused {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why, and what to do instead.
+        why: String,
+    },
+    /// A lemma relied on that the lemma directory does not hold.
+    #[error("{name}, a lemma relied on, is not in {dir}")]
+    LemmaMissing {
+        /// The lemma's file name, `C.fnlemma`.
+        name: String,
+        /// The lemma directory.
+        dir: PathBuf,
+    },
 }
 
 impl CertificateError {

@@ -410,10 +410,10 @@ pub(crate) fn relied_on(
         }
         let path = store.dir.join(l.file_name());
         let Some((found, bytes)) = store.lemma_file(l.checksum)? else {
-            return Err(CertificateError::damaged(
-                &path,
-                "a lemma relied on is not in the directory",
-            ));
+            return Err(CertificateError::LemmaMissing {
+                name: l.file_name(),
+                dir: store.dir.clone(),
+            });
         };
         todo.extend(super::Certificate::from_bytes(&path, &bytes)?.lemmas);
         lemmas.push((found, bytes));

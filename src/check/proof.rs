@@ -274,6 +274,7 @@ fn gather(
     dir: Option<&Path>,
 ) -> Result<Vec<Checked>, CheckError> {
     // The bundles' own lemmas first, then the lemma directory's.
+    let bundles = bundled.len();
     let mut stores = bundled;
     if let Some(dir) = dir {
         stores.push(LemmaDir::open(dir)?);
@@ -355,6 +356,18 @@ fn gather(
         }
         all[i].refs = refs;
         i += 1;
+    }
+    // A bundle holds exactly the lemmas its certificate relies on.
+    for store in &stores[..bundles] {
+        if let Some(c) = store.checksums()?.into_iter().find(|c| !at.contains_key(c)) {
+            return Err(CheckError::LemmaWrong {
+                name: crate::certificate::lemma_file_name(c),
+                reason: format!(
+                    "{} holds it, but nothing there relies on it: a bundle holds exactly the lemmas its certificate relies on",
+                    store.name().display()
+                ),
+            });
+        }
     }
     Ok(all)
 }

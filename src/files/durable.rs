@@ -38,7 +38,15 @@ pub(crate) fn write_unsynced(
         .suffix(".tmp")
         // As a plain create would: the umask decides (tempfile's own default is 0600).
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
-        .tempfile_in(dir.unwrap_or(Path::new(".")))?;
+        .tempfile_in(dir.unwrap_or(Path::new(".")))
+        .map_err(|e| match (e.kind(), dir) {
+            // tempfile names its own file: the directory is what is missing.
+            (std::io::ErrorKind::NotFound, Some(d)) => std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("the directory {} does not exist", d.display()),
+            ),
+            _ => e,
+        })?;
     write(tmp.as_file_mut())?;
     Ok(Unsynced {
         tmp,

@@ -16,7 +16,8 @@ use fanotb::report::CheckProofReport;
 pub struct CheckProofArgs {
     /// The certificate, or several (a lemma directory's new lemmas, say), checked
     /// in one pass: the tables loaded once, every certificate given or relied on
-    /// checked once. Example: tables/proofs/5x5-start.fnproof.
+    /// checked once. A bundle (`bundle-proof`) brings its own lemmas, a pack
+    /// (.fnpack) stands for the lemmas in it. Example: proofs/tsivy/start.fnproof.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Also re-derive every entry of every table the certificate names from its
