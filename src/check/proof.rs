@@ -508,7 +508,7 @@ pub fn check_proofs(
 }
 
 /// A certificate file to check, with its checksum; a version 3 file is checked
-/// block by block, never read whole.
+/// block by block, never read whole; a bundle's lemmas go to `bundled`.
 fn open_root(
     path: &Path,
     name: String,
