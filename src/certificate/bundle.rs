@@ -167,7 +167,7 @@ mod tests {
             (b"FNPROOF\n\x01\0\0\0".to_vec(), "bad magic bytes"),
             (
                 [&MAGIC[..], &2u32.to_le_bytes(), &0u64.to_le_bytes()].concat(),
-                "another format version",
+                "format version 2; this build reads version 1",
             ),
             (
                 [&MAGIC[..], &1u32.to_le_bytes(), &u64::MAX.to_le_bytes()].concat(),
