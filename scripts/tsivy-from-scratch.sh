@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The whole proof of the tsivy start from an empty lemma store, timed: the two PN²
-# questions ("does White win?", "does Black win?") at once, one `fanotb prove-tree`
-# worker each on one store (OUT/lemmas), leaves of MAX_NODES nodes over the tables
+# questions ("does White win?", "does Black win?") at once, WORKERS `fanotb prove-tree`
+# workers each on one store (OUT/lemmas), leaves of MAX_NODES nodes over the tables
 # of up to K stones; once both are answered no, the root's certificate is bundled
 # with its lemmas (OUT/start.fnproof) and checked by `fanotb check-proof`. Stopped
 # after MINUTES (SIGTERM: each run logs where its root stands), it prints how far
 # each question got. The proof's inputs are the tables alone: TABLES must hold the
-# tsivy tables of up to K stones.
-#   scripts/tsivy-from-scratch.sh TABLES [MINUTES=60] [OUT=target/tsivy-from-scratch] [K=7] [MAX_NODES=200000]
+# tsivy tables of up to K stones. Two workers each (four threads on two cores while
+# both run) keep both cores busy once the quicker question is answered.
+#   scripts/tsivy-from-scratch.sh TABLES [MINUTES=60] [OUT=target/tsivy-from-scratch] [K=7] [MAX_NODES=200000] [WORKERS=2]
 set -euo pipefail
-tables=${1:?usage: scripts/tsivy-from-scratch.sh TABLES [MINUTES] [OUT] [K] [MAX_NODES]}
-minutes=${2:-60} out=${3:-target/tsivy-from-scratch} k=${4:-7} nodes=${5:-200000}
+tables=${1:?usage: scripts/tsivy-from-scratch.sh TABLES [MINUTES] [OUT] [K] [MAX_NODES] [WORKERS]}
+minutes=${2:-60} out=${3:-target/tsivy-from-scratch} k=${4:-7} nodes=${5:-200000} workers=${6:-2}
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 fanotb=$PWD/target/release/fanotb
@@ -19,11 +20,11 @@ mkdir -p "$out"
 start=$(date +%s)
 for side in white black; do
   timeout --signal=TERM "${minutes}m" "$fanotb" prove-tree tsivy --attacker "$side" --lemmas "$out/lemmas" \
-    --max-table-stones "$k" --max-nodes "$nodes" --workers 1 --dir "$tables" \
+    --max-table-stones "$k" --max-nodes "$nodes" --workers "$workers" --dir "$tables" \
     >"$out/tree-$side.log" 2>&1 &
 done
 wait || true
-echo "wall: $(($(date +%s) - start)) s for both questions (limit ${minutes} min, K=$k, leaves of $nodes nodes)"
+echo "wall: $(($(date +%s) - start)) s for both questions (limit ${minutes} min, K=$k, leaves of $nodes nodes, $workers workers each)"
 for side in white black; do
   # Its answer if it has one, and its last progress line: the root's proof and
   # disproof numbers, its moves settled, the nodes, the rate and the peak.

@@ -208,6 +208,7 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
             .collect::<Vec<_>>(),
     );
     assert_eq!(white["answer"], "no win");
+    assert_eq!(white["disproof"], 0, "{white}");
     assert_eq!(white["attacker"], "White");
     assert!(white["value"].is_null(), "{white}");
     assert!(
@@ -423,6 +424,15 @@ fn prove_tree_stopped_by_a_signal_reports_where_it_stands() {
     let moves = report["moves"].as_array().unwrap();
     assert!(!moves.is_empty(), "{report}");
     assert!(moves.iter().all(|m| m["proof"].is_u64()), "{report}");
+    // The root's numbers are its moves': White moves, so it takes the least proof
+    // number and the sum of the disproof numbers.
+    let of = |key: &'static str| moves.iter().map(move |m| m[key].as_u64().unwrap());
+    assert_eq!(report["proof"].as_u64(), of("proof").min(), "{report}");
+    assert_eq!(
+        report["disproof"].as_u64(),
+        Some(of("disproof").sum()),
+        "{report}"
+    );
     assert!(lemmas.join("tree.tsv").exists());
 }
 

@@ -105,6 +105,10 @@ struct ProveTreeReport {
     attacker: &'static str,
     /// "win" (the attacker wins), "no win" (the other side does not lose), or null.
     answer: Option<&'static str>,
+    /// The root's proof and disproof numbers at the end (`u32::MAX / 2` is
+    /// infinite): where an open question stands.
+    proof: u32,
+    disproof: u32,
     expansions: u64,
     tree: usize,
     searched: u64,
@@ -199,6 +203,8 @@ pub fn prove_tree_command(args: ProveTreeArgs, json: bool) -> Result<()> {
         position: pos.to_string(),
         attacker: opts.attacker.name(),
         answer: r.attacker_wins.map(|w| if w { "win" } else { "no win" }),
+        proof: p.proof,
+        disproof: p.disproof,
         expansions: p.expansions,
         tree: p.tree,
         searched: p.searched,

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""The tsivy opening, solved move by move (issue 49): the value of the position after
+each of White's first moves, and after each of Black's replies (the two-ply table).
+
+  scripts/tsivy-opening.py run TABLES [--minutes M] [--k K] [--max-nodes N]
+                                      [--workers W] [--plies 1,2] [--only LINE]
+  scripts/tsivy-opening.py table
+
+`run` asks each position's open questions ("does White win?", "does Black win?") in
+turn with `fanotb prove-tree` over the shared lemma store proofs/tsivy/lemmas, each
+for at most M minutes (default 10), the one-ply positions first, then the replies
+in the order of the first moves' importance (the drawing moves first). Every run
+is appended to proofs/tsivy/opening/runs.tsv (its answer, the root's numbers,
+nodes, seconds, peak memory, commit and date), so a later run, here or on another
+machine, skips what is answered and goes on from the lemmas and the leaves' log. A
+position whose value is known gets its certificate, proofs/tsivy/opening/LINE.fnproof:
+after a first move, a bundle with its lemmas (`fanotb check-proof FILE` checks it
+alone); after a reply, the certificate alone, checked over the store
+(`fanotb check-proof FILE --lemmas proofs/tsivy/lemmas`). Stop it with Ctrl-C or
+SIGTERM: the question being asked logs where it stands.
+
+`table` prints the Markdown table of the README from runs.tsv and the bundles:
+first move, reply, value (or what is proved so far), certificate size, nodes and
+time spent by these runs.
+
+FANOTB=PATH runs that binary instead of building target/release/fanotb.
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LEMMAS = ROOT / "proofs/tsivy/lemmas"
+OUT = ROOT / "proofs/tsivy/opening"
+RUNS = OUT / "runs.tsv"
+# FANOTB=PATH runs that binary (a copy, so that builds meanwhile do not change it).
+FANOTB = Path(os.environ.get("FANOTB", ROOT / "target/release/fanotb"))
+START = "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w"
+# White's first moves, the drawing moves first (what a player needs first), then
+# the others from the fewest replies to the most.
+FIRST_ORDER = ["f2-e3A", "d3-e3A", "e2-e3A", "d2-e3A", "d3-e3W"]
+FIELDS = ["line", "position", "attacker", "answer", "proof", "disproof", "expansions",
+          "nodes", "seconds", "peak_kib", "k", "max_nodes", "commit", "date"]
+
+
+def fanotb(*args):
+    """Runs fanotb with --json and returns its last JSON object (a failure too)."""
+    out = subprocess.run([str(FANOTB), "--json", *args], capture_output=True, text=True,
+                         check=False).stdout
+    return objects(out)[-1]
+
+
+def objects(text):
+    """The JSON objects of a stream of them (progress lines, then the report)."""
+    dec, i, out = json.JSONDecoder(), 0, []
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return out
+        obj, i = dec.raw_decode(text, i)
+        out.append(obj)
+
+
+def moves(position):
+    """(move, position after it) for each legal move of `position`."""
+    return [(m["move"], m["result"]) for m in fanotb("moves", position)["moves"]]
+
+
+def lines(plies):
+    """(line, position) of the opening, ply 1 first, then ply 2 by first move."""
+    first = dict(moves(START))
+    order = [m for m in FIRST_ORDER if m in first] + sorted(set(first) - set(FIRST_ORDER))
+    out = []
+    if 1 in plies:
+        out += [(m, first[m]) for m in order]
+    if 2 in plies:
+        for m in order:
+            out += [(f"{m} {r}", p) for r, p in moves(first[m])]
+    return out
+
+
+def read_runs():
+    if not RUNS.exists():
+        return []
+    rows = RUNS.read_text().splitlines()
+    return [dict(zip(FIELDS, r.split("\t"))) for r in rows[1:] if r]
+
+
+def append_run(row):
+    OUT.mkdir(parents=True, exist_ok=True)
+    new = not RUNS.exists()
+    with RUNS.open("a") as f:
+        if new:
+            f.write("\t".join(FIELDS) + "\n")
+        f.write("\t".join(str(row[k]) for k in FIELDS) + "\n")
+
+
+def answers(runs, position):
+    """attacker -> "win" / "no win" from the runs of `position`."""
+    return {r["attacker"]: r["answer"] for r in runs
+            if r["position"] == position and r["answer"] != "open"}
+
+
+def value(ans):
+    """The value for White (who moves after ply 2; Black after ply 1), or None."""
+    if ans.get("White") == "win":
+        return "White wins"
+    if ans.get("Black") == "win":
+        return "Black wins"
+    if ans.get("White") == "no win" and ans.get("Black") == "no win":
+        return "draw"
+    return None
+
+
+def cert_name(line):
+    return OUT / (line.replace(" ", "_") + ".fnproof")
+
+
+def commit():
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=8", "HEAD"],
+                          capture_output=True, text=True, check=False).stdout.strip()
+
+
+def ask(args, line, position, attacker, probe=False):
+    """One question for at most args.minutes (`probe`: no expansion, only what the
+    lemmas answer already). Logs the run (a probe only if answered) and returns its
+    answer and whether the position's value is now known."""
+    cert = OUT / ".root.fnproof"
+    cmd = [str(FANOTB), "--json", "prove-tree", "tsivy", "--position", position,
+           "--attacker", attacker, "--lemmas", str(LEMMAS), "--max-table-stones",
+           str(args.k), "--max-nodes", str(args.max_nodes), "--workers",
+           str(args.workers), "--dir", args.tables, "--out", str(cert)]
+    if probe:
+        cmd += ["--max-expansions", "0"]
+    else:
+        print(f"{line}: does {attacker} win? (at most {args.minutes} min)", flush=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)
+    try:
+        out, _ = proc.communicate(timeout=args.minutes * 60)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate()
+    except KeyboardInterrupt:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate()
+        raise
+    # The report, then (unanswered) the failure object: the report is the last
+    # object with an "attacker".
+    reports = [o for o in objects(out) if "attacker" in o]
+    if not reports:
+        sys.exit(f"prove-tree gave no report for {line} ({attacker})")
+    r = reports[-1]
+    answer = r["answer"] or "open"
+    if probe and answer == "open":
+        return answer, False
+    append_run({
+        "line": line, "position": position, "attacker": r["attacker"],
+        "answer": answer, "proof": r["proof"], "disproof": r["disproof"],
+        "expansions": r["expansions"], "nodes": r["nodes"],
+        "seconds": round(r["seconds"], 1), "peak_kib": r["peak_rss"] // 1024,
+        "k": args.k, "max_nodes": args.max_nodes, "commit": commit(),
+        "date": time.strftime("%Y-%m-%d"),
+    })
+    print(f"{line}: does {attacker} win? {answer}: {r['nodes']} nodes, "
+          f"{r['seconds']:.0f} s, root {r['proof']}/{r['disproof']}", flush=True)
+    if r.get("value") and cert.exists():
+        publish(line, cert)
+        print(f"  {r['value']}: {cert_name(line).relative_to(ROOT)}", flush=True)
+    return answer, bool(r.get("value"))
+
+
+def publish(line, cert):
+    """A first move's certificate as one bundle with its lemmas; a reply's as the
+    certificate alone, over the store's lemmas (a bundle each would copy the same
+    lemmas dozens of times)."""
+    if " " in line:
+        cert.replace(cert_name(line))
+        return
+    done = subprocess.run([str(FANOTB), "bundle-proof", str(cert), "--lemmas",
+                           str(LEMMAS), "--out", str(cert_name(line))],
+                          capture_output=True, text=True, check=False)
+    cert.unlink()
+    if done.returncode != 0:
+        sys.exit(f"bundle-proof failed for {line}: {done.stderr.strip()}")
+
+
+def run(args):
+    if "FANOTB" not in os.environ:
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    plies = {int(p) for p in args.plies.split(",")}
+    todo = [(l, p) for l, p in lines(plies) if not args.only or l == args.only]
+    # What the lemmas answer already, for every position, before any search.
+    for line, position in todo:
+        for attacker in ("white", "black"):
+            known = answers(read_runs(), position)
+            if not value(known) and attacker.capitalize() not in known:
+                ask(args, line, position, attacker, probe=True)
+    for line, position in todo:
+        # The side to move's own win first: a reply that blunders is lost quickly.
+        mover = "white" if position.endswith(" w") else "black"
+        for attacker in (mover, "black" if mover == "white" else "white"):
+            known = answers(read_runs(), position)
+            if value(known) or attacker.capitalize() in known:
+                continue
+            answer, settled = ask(args, line, position, attacker)
+            if answer == "win" or settled:
+                break
+
+
+def table(_args):
+    runs = read_runs()
+    order = []
+    for r in runs:
+        if r["line"] not in order:
+            order.append(r["line"])
+    print("| first move | reply | value | certificate | nodes | time |")
+    print("|---|---|---|---|---|---|")
+    for line in sorted(order, key=lambda l: (" " in l, FIRST_ORDER.index(l.split()[0]), l)):
+        mine = [r for r in runs if r["line"] == line]
+        ans = answers(runs, mine[0]["position"])
+        v = value(ans)
+        if v is None:
+            proved = [f"{'Black' if a == 'White' else 'White'} does not lose"
+                      for a, w in ans.items() if w == "no win"]
+            still = [r for r in mine if r["answer"] == "open"]
+            left = (f"; does {still[-1]['attacker']} win? open at "
+                    f"{still[-1]['proof']}/{still[-1]['disproof']}") if still else ""
+            v = "undecided" + (": " + ", ".join(proved) if proved else "") + left
+        b = cert_name(line)
+        cert = f"`{b.name}`, {b.stat().st_size:,} B" if b.exists() else ""
+        nodes = sum(int(r["nodes"]) for r in mine)
+        secs = sum(float(r["seconds"]) for r in mine)
+        first, _, reply = line.partition(" ")
+        print(f"| `{first}` | {f'`{reply}`' if reply else '(the first move)'} | {v} | {cert} "
+              f"| {nodes:,} | {secs:,.0f} s |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("tables")
+    r.add_argument("--minutes", type=float, default=10)
+    r.add_argument("--k", type=int, default=7)
+    r.add_argument("--max-nodes", type=int, default=200000)
+    r.add_argument("--workers", type=int, default=2)
+    r.add_argument("--plies", default="1,2")
+    r.add_argument("--only")
+    sub.add_parser("table")
+    args = p.parse_args()
+    os.chdir(ROOT)
+    {"run": run, "table": table}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
