@@ -25,14 +25,17 @@ printf '%-10s %-10s %10s %8s %14s %9s %10s\n' budget answer expansions leaves no
 for b in $budgets; do
   python3 - "$out/$b/run.json" "$b" "$(grep -o 'peak [0-9]*' "$out/$b/time.txt" | cut -d' ' -f2)" <<'PY'
 import json, sys
-text, dec, i, last = open(sys.argv[1]).read(), json.JSONDecoder(), 0, None
+text, dec, i, objs = open(sys.argv[1]).read(), json.JSONDecoder(), 0, []
 while i < len(text):  # the progress lines, then the report (then a failure if open)
     if text[i].isspace():
         i += 1
         continue
     obj, i = dec.raw_decode(text, i)
-    last = obj if "attacker" in obj else last
-print(f"{sys.argv[2]:<10} {last['answer'] or 'open':<10} {last['expansions']:>10} "
+    objs.append(obj)
+reports = [o for o in objs if "attacker" in o]
+# A run killed before its report: its last progress line.
+last = reports[-1] if reports else [o for o in objs if "expansions" in o][-1]
+print(f"{sys.argv[2]:<10} {last.get('answer') or 'open':<10} {last['expansions']:>10} "
       f"{last['searched']:>8} {last['nodes']:>14} {last['seconds']:>9.0f} {sys.argv[3]:>10}")
 PY
 done

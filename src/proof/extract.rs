@@ -54,7 +54,7 @@ impl Dfpn<'_> {
                             !wins_for(side.other(), &c, v)
                         }
                     })
-                    .or_else(|| self.lemmas.serving(side, claim, &c).map(|l| l.is_ok()));
+                    .or_else(|| self.lemma_serving(side, claim, &c).map(|l| l.is_ok()));
                 match (ok, ids.get(&Key::of(&c))) {
                     (Some(true), _) => {
                         if good_leaf[i].is_none() {
@@ -142,7 +142,7 @@ impl Dfpn<'_> {
                 {
                     continue;
                 }
-                if let Some(Ok(l)) = self.lemmas.serving(side, claim, &c) {
+                if let Some(Ok(l)) = self.lemma_serving(side, claim, &c) {
                     used.push(l);
                 }
             }

@@ -240,9 +240,8 @@ impl Lemmas {
         }
     }
 
-    /// Takes out the lemmas at `pos`, and returns them. A search at a root must not
-    /// take the root's own lemmas as leaves: play that comes back to the root would
-    /// end there, and a win would go round the cycle the checker refuses.
+    /// Takes out the lemmas at `pos`, and returns them: a root's own lemmas, which
+    /// its search does not take as leaves anyway (`Dfpn::lemma_answer`), set apart.
     pub fn remove(&mut self, pos: &Position) -> Vec<LemmaRef> {
         let out = self.by_key.remove(&Key::of(pos)).unwrap_or_default();
         self.count -= out.len();

@@ -217,7 +217,7 @@ impl Dfpn<'_> {
                 let key = Key::of(&c);
                 let leaf = settled(self.tables, &c)
                     .map(|v| wins_for(self.attacker, &c, v))
-                    .or_else(|| self.lemmas.attacker_wins(self.attacker, &c));
+                    .or_else(|| self.lemma_answer(&c));
                 let fresh = if leaf.is_none() && !self.tt.contains_key(&key) {
                     let m = c.successor_count().clamp(1, 1 << 16) as u32;
                     if c.turn() == self.attacker {
@@ -236,6 +236,28 @@ impl Dfpn<'_> {
                 }
             })
             .collect()
+    }
+
+    /// What the lemmas settle of "does the attacker win at `pos`?", the root's own
+    /// lemmas left out: play that comes back to the root must not end on them (a
+    /// win would go round the cycle the checker refuses).
+    fn lemma_answer(&self, pos: &Position) -> Option<bool> {
+        (Key::of(pos) != self.root)
+            .then(|| self.lemmas.attacker_wins(self.attacker, pos))
+            .flatten()
+    }
+
+    /// The lemma that serves `side`'s `claim` at `pos` (`Err`: one refutes it), the
+    /// root's own lemmas left out, as in `lemma_answer`.
+    pub(super) fn lemma_serving(
+        &self,
+        side: Color,
+        claim: Claim,
+        pos: &Position,
+    ) -> Option<Result<crate::certificate::LemmaRef, ()>> {
+        (Key::of(pos) != self.root)
+            .then(|| self.lemmas.serving(side, claim, pos))
+            .flatten()
     }
 
     /// Proof and disproof numbers of a child as the search knows them now.
@@ -464,4 +486,65 @@ pub struct ProofGraph {
     pub nodes: Vec<(Position, Option<Position>)>,
     /// The lemmas its moves lead to, in certificate order.
     pub lemmas: Vec<crate::certificate::LemmaRef>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certificate::LemmaRef;
+    use crate::proof::prove::{ProveOptions, prepare_tables};
+
+    /// A search reads every lemma but its root's own: a "White wins" lemma at the
+    /// root and one at a successor, and only the successor's settles anything.
+    #[test]
+    fn a_search_leaves_out_its_root_own_lemmas() {
+        let dir = tempfile::tempdir().unwrap();
+        let root: Position = "W3W/5/5/5/2B2 w".parse().unwrap();
+        let next = root.successors()[0];
+        let opts = ProveOptions {
+            max_table_stones: 2,
+            ..ProveOptions::default()
+        };
+        let (tables, _) = prepare_tables(dir.path(), &root, &opts, |_| {}).unwrap();
+        let mut lemmas = Lemmas::none();
+        for (position, checksum) in [(root, 1), (next, 2)] {
+            lemmas.add(LemmaRef {
+                position,
+                side: Color::White,
+                claim: Claim::Win,
+                checksum,
+            });
+        }
+        let stop = AtomicBool::new(false);
+        let d = Dfpn {
+            tables: &tables,
+            lemmas: &lemmas,
+            attacker: Color::White,
+            tt: FxHashMap::default(),
+            path: FxHashSet::default(),
+            nodes: 0,
+            limits: Limits::default(),
+            stop: &stop,
+            start: Instant::now(),
+            progress: &|_| {},
+            root: Key::of(&root),
+            checkpoint: None,
+            last_save: Instant::now(),
+            save_error: None,
+        };
+        assert_eq!(d.lemma_answer(&root), None);
+        assert_eq!(d.lemma_answer(&next), Some(true));
+        let serving = |p| {
+            d.lemma_serving(Color::White, Claim::Win, p)
+                .map(|l| l.map(|l| l.checksum))
+        };
+        assert_eq!(serving(&root), None);
+        assert_eq!(serving(&next), Some(Ok(2)));
+        // Black's "does not lose" is refuted at the successor, not at the root.
+        assert_eq!(d.lemma_serving(Color::Black, Claim::NotLose, &root), None);
+        assert_eq!(
+            d.lemma_serving(Color::Black, Claim::NotLose, &next),
+            Some(Err(()))
+        );
+    }
 }

@@ -282,15 +282,13 @@ impl Runner<'_> {
             .or_else(|| self.lemmas.attacker_wins(a, pos))
     }
 
-    /// Searches `pos` within the leaf budget over the lemmas (its own left out):
-    /// the lemma written if it decides, else its numbers. `None` when stopped from
-    /// outside, the search's figures then discarded.
+    /// Searches `pos` within the leaf budget over the lemmas (the search leaves
+    /// out its root's own): the lemma written if it decides, else its numbers.
+    /// `None` when stopped from outside, the search's figures then discarded.
     fn search_leaf(&self, pos: &Position, limits: Limits) -> Result<Option<Searched>, ProveError> {
-        let mut snapshot = self.lemmas.clone();
-        snapshot.remove(pos);
         let k = self.job_opts.max_table_stones;
         let out = search(
-            (self.values, &snapshot),
+            (self.values, &self.lemmas),
             pos,
             self.opts.attacker,
             limits,
