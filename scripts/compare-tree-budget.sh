@@ -30,11 +30,17 @@ while i < len(text):  # the progress lines, then the report (then a failure if o
     if text[i].isspace():
         i += 1
         continue
-    obj, i = dec.raw_decode(text, i)
+    try:
+        obj, i = dec.raw_decode(text, i)
+    except json.JSONDecodeError:  # a line cut by a kill
+        break
     objs.append(obj)
 reports = [o for o in objs if "attacker" in o]
 # A run killed before its report: its last progress line.
-last = reports[-1] if reports else [o for o in objs if "expansions" in o][-1]
+last = reports[-1] if reports else ([o for o in objs if "expansions" in o] or [None])[-1]
+if last is None:
+    print(f"{sys.argv[2]:<10} no progress line in {sys.argv[1]}")
+    sys.exit()
 print(f"{sys.argv[2]:<10} {last.get('answer') or 'open':<10} {last['expansions']:>10} "
       f"{last['searched']:>8} {last['nodes']:>14} {last['seconds']:>9.0f} {sys.argv[3]:>10}")
 PY

@@ -8,8 +8,10 @@ each of White's first moves, and after each of Black's replies (the two-ply tabl
 
 `run` asks each position's open questions ("does White win?", "does Black win?") in
 turn with `fanotb prove-tree` over the shared lemma store proofs/tsivy/lemmas, each
-for at most M minutes (default 10), the one-ply positions first, then the replies
-in the order of the first moves' importance (the drawing moves first). Every run
+for at most M minutes (default 10), with leaves of N nodes (default 50,000, the best
+budget measured: docs/guide/proofs.md), over the tables of up to K stones (default
+7), W workers (default 2); the one-ply positions first, then the replies in the
+order of the first moves' importance (the drawing moves first). Every run
 is appended to proofs/tsivy/opening/runs.tsv (its answer, the root's numbers,
 nodes, seconds, peak memory, commit and date), so a later run, here or on another
 machine, skips what is answered and goes on from the lemmas and the leaves' log. A
@@ -129,9 +131,9 @@ def commit():
 
 
 def ask(args, line, position, attacker, probe=False):
-    """One question for at most args.minutes (`probe`: no expansion, only what the
-    lemmas answer already). Logs the run (a probe only if answered) and returns its
-    answer and whether the position's value is now known."""
+    """One question for at most args.minutes (`probe`: no expansion, only the
+    lemmas and the root's own leaf search). Logs the run (a probe only if answered)
+    and returns its answer and whether the position's value is now known."""
     cert = OUT / ".root.fnproof"
     cmd = [str(FANOTB), "--json", "prove-tree", "tsivy", "--position", position,
            "--attacker", attacker, "--lemmas", str(LEMMAS), "--max-table-stones",
@@ -141,22 +143,24 @@ def ask(args, line, position, attacker, probe=False):
         cmd += ["--max-expansions", "0"]
     else:
         print(f"{line}: does {attacker} win? (at most {args.minutes} min)", flush=True)
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True)
+    # Its own session: a Ctrl-C at the terminal reaches this script alone, which
+    # stops the run with one SIGTERM (a second signal would cut its report).
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    stopped = False
     try:
-        out, _ = proc.communicate(timeout=args.minutes * 60)
-    except subprocess.TimeoutExpired:
+        out, err = proc.communicate(timeout=args.minutes * 60)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt) as e:
+        stopped = isinstance(e, KeyboardInterrupt)
         proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate()
-    except KeyboardInterrupt:
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate()
-        raise
-    # The report, then (unanswered) the failure object: the report is the last
-    # object with an "attacker".
-    reports = [o for o in objects(out) if "attacker" in o]
+        out, err = proc.communicate()
+    # The progress lines, then the report (the object with an "attacker"), then a
+    # failure object when it is not answered.
+    found = objects(out)
+    reports = [o for o in found if "attacker" in o]
     if not reports:
-        sys.exit(f"prove-tree gave no report for {line} ({attacker})")
+        why = [o["error"] for o in found if "error" in o] or [err.strip()]
+        sys.exit(f"prove-tree gave no report for {line} ({attacker}): {why[-1]}")
     r = reports[-1]
     answer = r["answer"] or "open"
     if probe and answer == "open":
@@ -174,6 +178,8 @@ def ask(args, line, position, attacker, probe=False):
     if r.get("value") and cert.exists():
         publish(line, cert)
         print(f"  {r['value']}: {cert_name(line).relative_to(ROOT)}", flush=True)
+    if stopped:
+        sys.exit("stopped; the run is logged in " + str(RUNS.relative_to(ROOT)))
     return answer, bool(r.get("value"))
 
 
@@ -193,6 +199,8 @@ def publish(line, cert):
 
 
 def run(args):
+    # SIGTERM stops the question being asked as Ctrl-C does: logged, then exit.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     if "FANOTB" not in os.environ:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     plies = {int(p) for p in args.plies.split(",")}
@@ -206,12 +214,15 @@ def run(args):
     for line, position in todo:
         # The side to move's own win first: a reply that blunders is lost quickly.
         mover = "white" if position.endswith(" w") else "black"
+        settled = False
         for attacker in (mover, "black" if mover == "white" else "white"):
             known = answers(read_runs(), position)
             if value(known) or attacker.capitalize() in known:
                 continue
-            answer, settled = ask(args, line, position, attacker)
-            if answer == "win" or settled:
+            # Once the value is known, the other answer is in the lemmas: a probe
+            # logs it.
+            answer, settled = ask(args, line, position, attacker, probe=settled)
+            if answer == "win":
                 break
 
 
@@ -223,14 +234,15 @@ def table(_args):
             order.append(r["line"])
     print("| first move | reply | value | certificate | nodes | time |")
     print("|---|---|---|---|---|---|")
-    for line in sorted(order, key=lambda l: (" " in l, FIRST_ORDER.index(l.split()[0]), l)):
+    rank = {m: i for i, m in enumerate(FIRST_ORDER)}
+    for line in sorted(order, key=lambda l: (" " in l, rank.get(l.split()[0], len(rank)), l)):
         mine = [r for r in runs if r["line"] == line]
         ans = answers(runs, mine[0]["position"])
         v = value(ans)
         if v is None:
             proved = [f"{'Black' if a == 'White' else 'White'} does not lose"
                       for a, w in ans.items() if w == "no win"]
-            still = [r for r in mine if r["answer"] == "open"]
+            still = [r for r in mine if r["answer"] == "open" and r["attacker"] not in ans]
             left = (f"; does {still[-1]['attacker']} win? open at "
                     f"{still[-1]['proof']}/{still[-1]['disproof']}") if still else ""
             v = "undecided" + (": " + ", ".join(proved) if proved else "") + left
@@ -250,7 +262,7 @@ def main():
     r.add_argument("tables")
     r.add_argument("--minutes", type=float, default=10)
     r.add_argument("--k", type=int, default=7)
-    r.add_argument("--max-nodes", type=int, default=200000)
+    r.add_argument("--max-nodes", type=int, default=50000)
     r.add_argument("--workers", type=int, default=2)
     r.add_argument("--plies", default="1,2")
     r.add_argument("--only")
