@@ -8,10 +8,10 @@
 # each question got. The proof's inputs are the tables alone: TABLES must hold the
 # tsivy tables of up to K stones. Two workers each (four threads on two cores while
 # both run) keep both cores busy once the quicker question is answered.
-#   scripts/tsivy-from-scratch.sh TABLES [MINUTES=60] [OUT=target/tsivy-from-scratch] [K=7] [MAX_NODES=200000] [WORKERS=2]
+#   scripts/tsivy-from-scratch.sh TABLES [MINUTES=60] [OUT=target/tsivy-from-scratch] [K=7] [MAX_NODES=50000] [WORKERS=2]
 set -euo pipefail
 tables=${1:?usage: scripts/tsivy-from-scratch.sh TABLES [MINUTES] [OUT] [K] [MAX_NODES] [WORKERS]}
-minutes=${2:-60} out=${3:-target/tsivy-from-scratch} k=${4:-7} nodes=${5:-200000} workers=${6:-2}
+minutes=${2:-60} out=${3:-target/tsivy-from-scratch} k=${4:-7} nodes=${5:-50000} workers=${6:-2}
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 fanotb=$PWD/target/release/fanotb

@@ -8,18 +8,18 @@ each of White's first moves, and after each of Black's replies (the two-ply tabl
 
 `run` asks each position's open questions ("does White win?", "does Black win?") in
 turn with `fanotb prove-tree` over the shared lemma store proofs/tsivy/lemmas, each
-for at most M minutes (default 10), with leaves of N nodes (default 50,000, the best
-budget measured: docs/guide/proofs.md), over the tables of up to K stones (default
-7), W workers (default 2); the one-ply positions first, then the replies in the
-order of the first moves' importance (the drawing moves first). Every run
-is appended to proofs/tsivy/opening/runs.tsv (its answer, the root's numbers,
-nodes, seconds, peak memory, commit and date), so a later run, here or on another
-machine, skips what is answered and goes on from the lemmas and the leaves' log. A
-position whose value is known gets its certificate, proofs/tsivy/opening/LINE.fnproof:
-after a first move, a bundle with its lemmas (`fanotb check-proof FILE` checks it
-alone); after a reply, the certificate alone, checked over the store
-(`fanotb check-proof FILE --lemmas proofs/tsivy/lemmas`). Stop it with Ctrl-C or
-SIGTERM: the question being asked logs where it stands.
+for at most M minutes (default 10; 0: only what the store answers already), with
+leaves of N nodes (default 50,000, the best budget measured: docs/guide/proofs.md),
+over the tables of up to K stones (default 7), W workers (default 2); the one-ply
+positions first, then the replies in the order of the first moves' importance (the
+drawing moves first). Every run is appended to proofs/tsivy/opening/runs.tsv (its
+answer, the root's numbers, nodes, seconds, peak memory, commit and date), so a
+later run, here or on another machine, skips what is answered and goes on from the
+lemmas and the leaves' log. A position whose value is known gets its certificate,
+proofs/tsivy/opening/LINE.fnproof: after a first move, a bundle with its lemmas
+(`fanotb check-proof FILE` checks it alone); after a reply, the certificate alone,
+checked over the store (`fanotb check-proof FILE --lemmas proofs/tsivy/lemmas`).
+Stop it with Ctrl-C or SIGTERM: the question being asked logs where it stands.
 
 `table` prints the Markdown table of the README from runs.tsv and the bundles:
 first move, reply, value (or what is proved so far), certificate size, nodes and
@@ -149,7 +149,7 @@ def ask(args, line, position, attacker, probe=False):
                             text=True, start_new_session=True)
     stopped = False
     try:
-        out, err = proc.communicate(timeout=args.minutes * 60)
+        out, err = proc.communicate(timeout=None if probe else args.minutes * 60)
     except (subprocess.TimeoutExpired, KeyboardInterrupt) as e:
         stopped = isinstance(e, KeyboardInterrupt)
         proc.send_signal(signal.SIGTERM)
@@ -211,6 +211,8 @@ def run(args):
             known = answers(read_runs(), position)
             if not value(known) and attacker.capitalize() not in known:
                 ask(args, line, position, attacker, probe=True)
+    if args.minutes == 0:
+        return
     for line, position in todo:
         # The side to move's own win first: a reply that blunders is lost quickly.
         mover = "white" if position.endswith(" w") else "black"

@@ -201,6 +201,10 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     let cut = run("white", &["--max-expansions", "1"]);
     let err = fails(&cut.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(err.contains("not answered yet"), "{err}");
+    // Its report says where the root stands.
+    let again = fanotb().args(&cut).output().unwrap();
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert!(text.contains("not answered yet: the root at "), "{text}");
     let white = last_json(
         &run("white", &[])
             .iter()

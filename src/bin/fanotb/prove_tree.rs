@@ -134,7 +134,11 @@ impl fmt::Display for ProveTreeReport {
         let answer = match self.answer {
             Some("win") => format!("yes: {} wins", self.attacker),
             Some(_) => format!("no: {} does not win", self.attacker),
-            None => "not answered yet".into(),
+            None => format!(
+                "not answered yet: the root at {}/{}",
+                number(self.proof),
+                number(self.disproof)
+            ),
         };
         writeln!(
             f,
