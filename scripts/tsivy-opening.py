@@ -230,16 +230,11 @@ def run(args):
 
 def table(_args):
     runs = read_runs()
-    order = []
-    for r in runs:
-        if r["line"] not in order:
-            order.append(r["line"])
     print("| first move | reply | value | certificate | nodes | time |")
     print("|---|---|---|---|---|---|")
-    rank = {m: i for i, m in enumerate(FIRST_ORDER)}
-    for line in sorted(order, key=lambda l: (" " in l, rank.get(l.split()[0], len(rank)), l)):
-        mine = [r for r in runs if r["line"] == line]
-        ans = answers(runs, mine[0]["position"])
+    for line, position in lines({1, 2}):
+        mine = [r for r in runs if r["position"] == position]
+        ans = answers(runs, position)
         v = value(ans)
         if v is None:
             proved = [f"{'Black' if a == 'White' else 'White'} does not lose"
@@ -247,6 +242,8 @@ def table(_args):
             still = [r for r in mine if r["answer"] == "open" and r["attacker"] not in ans]
             left = (f"; does {still[-1]['attacker']} win? open at "
                     f"{still[-1]['proof']}/{still[-1]['disproof']}") if still else ""
+            if not mine:
+                left = ": not searched yet"
             v = "undecided" + (": " + ", ".join(proved) if proved else "") + left
         b = cert_name(line)
         cert = f"`{b.name}`, {b.stat().st_size:,} B" if b.exists() else ""
