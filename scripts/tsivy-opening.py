@@ -243,7 +243,7 @@ def table(_args):
             left = (f"; does {still[-1]['attacker']} win? open at "
                     f"{still[-1]['proof']}/{still[-1]['disproof']}") if still else ""
             if not mine:
-                left = ": not searched yet"
+                left = ": nothing proved yet"
             v = "undecided" + (": " + ", ".join(proved) if proved else "") + left
         b = cert_name(line)
         cert = f"`{b.name}`, {b.stat().st_size:,} B" if b.exists() else ""
