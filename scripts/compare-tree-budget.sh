@@ -10,6 +10,7 @@ set -euo pipefail
 tables=${1:?usage: scripts/compare-tree-budget.sh TABLES SIDE "BUDGET..." [K] [MINUTES] [OUT]}
 side=${2:?usage} budgets=${3:?usage}
 k=${4:-7} minutes=${5:-60} out=${6:-target/tree-budget}
+case $tables in /*) ;; *) tables=$PWD/$tables ;; esac # before the cd
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 fanotb=$PWD/target/release/fanotb

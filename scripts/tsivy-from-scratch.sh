@@ -12,6 +12,7 @@
 set -euo pipefail
 tables=${1:?usage: scripts/tsivy-from-scratch.sh TABLES [MINUTES] [OUT] [K] [MAX_NODES] [WORKERS]}
 minutes=${2:-60} out=${3:-target/tsivy-from-scratch} k=${4:-7} nodes=${5:-50000} workers=${6:-2}
+case $tables in /*) ;; *) tables=$PWD/$tables ;; esac # before the cd
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 fanotb=$PWD/target/release/fanotb

@@ -205,6 +205,9 @@ def run(args):
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     plies = {int(p) for p in args.plies.split(",")}
     todo = [(l, p) for l, p in lines(plies) if not args.only or l == args.only]
+    if not todo:
+        sys.exit(f"no position {args.only!r} at plies {args.plies}: a line is the "
+                 "first move, then a space and the reply")
     # What the lemmas answer already, for every position, before any search.
     for line, position in todo:
         for attacker in ("white", "black"):
@@ -255,18 +258,26 @@ def table(_args):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("tables")
-    r.add_argument("--minutes", type=float, default=10)
-    r.add_argument("--k", type=int, default=7)
-    r.add_argument("--max-nodes", type=int, default=50000)
-    r.add_argument("--workers", type=int, default=2)
-    r.add_argument("--plies", default="1,2")
-    r.add_argument("--only")
-    sub.add_parser("table")
+    r = sub.add_parser("run", help="ask the open questions of the opening")
+    r.add_argument("tables", help="the tsivy tables of up to K stones (built there if missing)")
+    r.add_argument("--minutes", type=float, default=10,
+                   help="at most this long a question (default 10; 0: only what the "
+                        "store answers already)")
+    r.add_argument("--k", type=int, default=7, help="table stones (default 7)")
+    r.add_argument("--max-nodes", type=int, default=50000,
+                   help="nodes a leaf search (default 50000)")
+    r.add_argument("--workers", type=int, default=2, help="leaf searches at once (default 2)")
+    r.add_argument("--plies", default="1,2",
+                   help="the plies to work on: 1, 2 or 1,2 (default)")
+    r.add_argument("--only", metavar="LINE",
+                   help='one position, by its moves: "e2-e3A" or "f2-e3A c3-d4W"')
+    sub.add_parser("table", help="print the README's table")
     args = p.parse_args()
+    if args.cmd == "run":  # a relative TABLES names a place before the chdir
+        args.tables = os.path.abspath(args.tables)
     os.chdir(ROOT)
     {"run": run, "table": table}[args.cmd](args)
 
