@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::lemmas::{LemmaWriter, Lemmas, answers};
 use super::prove::{ProveError, ProveOptions, certificate, on_workers, prepare_tables};
@@ -273,15 +273,26 @@ impl Log {
 
 /// A job's claim: `claims/<hash of the position>.claim` in the lemma directory,
 /// created only if absent (so one worker of all gets it), holding the host and
-/// process that hold it; removed when the job ends.
+/// process that hold it; removed when the job ends. It is a lease: its holder
+/// touches it every `stale / 10`, and a claim untouched for `stale` (its holder's
+/// host died, or lost the shared file system) is taken over by any worker.
 struct JobClaim {
     path: PathBuf,
+    /// Dropped to stop the heartbeat, which then ends.
+    beat: Option<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
 }
+
+/// How long a claim lives untouched before another worker takes it over: ten
+/// heartbeats, so that a holder that is only slow (a loaded host, a file system
+/// that stalls) is never mistaken for a dead one.
+const STALE_CLAIM: Duration = Duration::from_secs(600);
 
 impl JobClaim {
     /// Takes the claim of `pos`, or `None` if a live worker holds it. A claim left
-    /// by a process of this host that is gone (a crash) is taken over.
-    fn take(dir: &Path, pos: &Position) -> std::io::Result<Option<JobClaim>> {
+    /// by a process of this host that is gone (a crash), or untouched for `stale`,
+    /// is taken over. At worst (two workers take over the same stale claim at
+    /// once) a job is proved twice; lemmas are never lost.
+    fn take(dir: &Path, pos: &Position, stale: Duration) -> std::io::Result<Option<JobClaim>> {
         let claims = dir.join("claims");
         std::fs::create_dir_all(&claims)?;
         let hash = xxhash_rust::xxh3::xxh3_64(pos.to_string().as_bytes());
@@ -298,7 +309,7 @@ impl JobClaim {
             {
                 Ok(mut f) => {
                     writeln!(f, "{host}\t{}\t{pos}", std::process::id())?;
-                    return Ok(Some(JobClaim { path }));
+                    return Ok(Some(JobClaim::hold(path, stale / 10)));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     let held =
@@ -307,7 +318,14 @@ impl JobClaim {
                     let (h, pid) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
                     let gone =
                         h == host && !pid.is_empty() && !Path::new("/proc").join(pid).exists();
-                    if !gone {
+                    // Times of the holder's clock against this one's: hosts' clocks
+                    // must agree to well within `stale` (NTP does).
+                    let untouched = std::fs::metadata(&path)
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
+                        .is_some_and(|age| age >= stale);
+                    if !gone && !untouched {
                         return Ok(None);
                     }
                     let _ = std::fs::remove_file(&path);
@@ -317,10 +335,32 @@ impl JobClaim {
         }
         Ok(None)
     }
+
+    /// The claim at `path`, touched every `every` until dropped.
+    fn hold(path: PathBuf, every: Duration) -> JobClaim {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let file = path.clone();
+        let beat = std::thread::spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(every) {
+                // A claim removed meanwhile (taken over as stale) stays removed.
+                if let Ok(f) = std::fs::OpenOptions::new().write(true).open(&file) {
+                    let _ = f.set_modified(std::time::SystemTime::now());
+                }
+            }
+        });
+        JobClaim {
+            path,
+            beat: Some((tx, beat)),
+        }
+    }
 }
 
 impl Drop for JobClaim {
     fn drop(&mut self) {
+        if let Some((tx, beat)) = self.beat.take() {
+            drop(tx);
+            let _ = beat.join();
+        }
         let _ = std::fs::remove_file(&self.path);
     }
 }
@@ -492,7 +532,7 @@ impl Job<'_> {
                 source,
             })
         };
-        let Some(_claim) = JobClaim::take(&opts.lemmas, pos).map_err(io)? else {
+        let Some(_claim) = JobClaim::take(&opts.lemmas, pos, STALE_CLAIM).map_err(io)? else {
             return Ok((JobResult::Claimed, 0, None));
         };
         // Another process on the lemma directory may have run this job since the
@@ -666,4 +706,83 @@ pub(super) fn root_from_lemmas(
         parts.push(read_lemma(dir, l)?);
     }
     Ok(Certificate::join_lemmas(value, parts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::board::Board;
+    use std::time::SystemTime;
+
+    fn claim_file(dir: &Path, pos: &Position) -> PathBuf {
+        let hash = xxhash_rust::xxh3::xxh3_64(pos.to_string().as_bytes());
+        dir.join("claims").join(format!("{hash:016x}.claim"))
+    }
+
+    fn age(path: &Path, by: Duration) {
+        let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        f.set_modified(SystemTime::now() - by).unwrap();
+    }
+
+    /// A claim is one worker's: a live holder keeps it, another host's claim is
+    /// left alone until it is untouched for `stale`, then taken over; dropping a
+    /// claim removes its file.
+    #[test]
+    fn a_claim_is_a_lease_taken_over_once_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let pos = Position::start(Board::get(5, 5).unwrap());
+        let stale = Duration::from_secs(600);
+        let path = claim_file(dir.path(), &pos);
+
+        let held = JobClaim::take(dir.path(), &pos, stale)
+            .unwrap()
+            .expect("free");
+        assert!(path.exists());
+        assert!(JobClaim::take(dir.path(), &pos, stale).unwrap().is_none());
+        drop(held);
+        assert!(!path.exists(), "a job's end lets its claim go");
+
+        // Another host's claim: its process cannot be looked up from here.
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("elsewhere\t1\t{pos}\n")).unwrap();
+        age(&path, stale / 2);
+        assert!(JobClaim::take(dir.path(), &pos, stale).unwrap().is_none());
+        age(&path, stale * 2);
+        let taken = JobClaim::take(dir.path(), &pos, stale)
+            .unwrap()
+            .expect("a stale claim is taken over");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(&format!("\t{}\t", std::process::id())),
+            "{text}"
+        );
+        drop(taken);
+        assert!(!path.exists());
+    }
+
+    /// The holder's heartbeat touches its claim, so that a long job is never
+    /// mistaken for a dead one.
+    #[test]
+    fn a_held_claim_is_touched_by_its_heartbeat() {
+        let dir = tempfile::tempdir().unwrap();
+        let pos = Position::start(Board::get(5, 5).unwrap());
+        let stale = Duration::from_secs(1);
+        let path = claim_file(dir.path(), &pos);
+        let held = JobClaim::take(dir.path(), &pos, stale).unwrap().unwrap();
+        age(&path, Duration::from_secs(3600));
+        let touched = || {
+            let t = std::fs::metadata(&path).unwrap().modified().unwrap();
+            SystemTime::now().duration_since(t).unwrap_or_default() < Duration::from_secs(60)
+        };
+        let mut waited = 0;
+        while !touched() && waited < 100 {
+            std::thread::sleep(Duration::from_millis(50));
+            waited += 1;
+        }
+        assert!(touched(), "not touched in 5 s with a beat of 100 ms");
+        // Another worker finds it live.
+        assert!(JobClaim::take(dir.path(), &pos, stale).unwrap().is_none());
+        drop(held);
+        assert!(!path.exists());
+    }
 }
