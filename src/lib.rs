@@ -219,7 +219,7 @@ pub use certificate::{
 };
 pub use check::proof::{
     CheckError, CheckOptions, CheckReport, CheckSetReport, DEFAULT_CACHE_MIB, OnTable,
-    TableVerified, check_proof, check_proofs,
+    TableVerified, check_proof, check_proofs, is_lemma_pack,
 };
 pub use check::tables::{VerifyReport, verify};
 pub use files::durable::{LockError, replace_file};

@@ -309,6 +309,23 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
         ),
         (true.into(), (n + 1).into(), 0.into())
     );
+    // A pack is told by its first bytes, not its name: copied as `.fnproof`, alone,
+    // it is checked as the set of its lemmas.
+    let renamed = dir.path().join("renamed.fnproof");
+    std::fs::copy(&files[0], &renamed).unwrap();
+    let alone = json(&[
+        "check-proof",
+        &renamed.display().to_string(),
+        "--lemmas",
+        l,
+        "--dir",
+        d,
+    ]);
+    assert_eq!(
+        (alone["ok"].clone(), alone["certificates"].clone()),
+        (true.into(), n.into()),
+        "{alone}"
+    );
     let jobs = last_json(&[
         "prove-jobs",
         "dimy",

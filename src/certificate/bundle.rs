@@ -1,7 +1,6 @@
 //! A self-contained proof (docs/PROOF.md, "Proof bundles"): one certificate and
 //! exactly the lemmas it relies on, in one file that `check-proof` checks alone.
 
-use std::io::Read;
 use std::path::Path;
 
 use super::pack::{Pack, pack_bytes};
@@ -27,11 +26,7 @@ pub(crate) struct Bundle {
 impl Bundle {
     /// Whether `path` is a regular file that starts as a bundle does.
     pub(crate) fn is_bundle(path: &Path) -> Result<bool, CertificateError> {
-        let mut head = [0u8; 8];
-        let n = crate::files::read::open_regular(path)
-            .and_then(|f| f.take(8).read(&mut head))
-            .map_err(CertificateError::io(path))?;
-        Ok(n == 8 && head == MAGIC)
+        crate::files::read::starts_with(path, &MAGIC).map_err(CertificateError::io(path))
     }
 
     /// Reads the bundle at `path`, at most `MAX_BUNDLE` bytes.

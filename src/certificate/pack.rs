@@ -59,6 +59,11 @@ pub(crate) struct Pack {
 }
 
 impl Pack {
+    /// Whether `path` is a regular file that starts as a pack does, whatever its name.
+    pub(crate) fn is_pack(path: &Path) -> Result<bool, CertificateError> {
+        crate::files::read::starts_with(path, &MAGIC).map_err(CertificateError::io(path))
+    }
+
     /// Reads the pack at `path`: every whole segment whose checksum holds, up to the
     /// first that does not (then `cut` says why).
     pub(crate) fn read(path: &Path) -> Result<Pack, CertificateError> {

@@ -12,7 +12,7 @@ use std::time::Instant;
 use thiserror::Error;
 
 use crate::certificate::bundle::Bundle;
-use crate::certificate::pack::{PACK_EXTENSION, Pack};
+use crate::certificate::pack::Pack;
 use crate::certificate::store::LemmaDir;
 use crate::certificate::{Blocked, Certificate, CertificateError, Claim, Proves};
 use crate::check::tables::verify_table;
@@ -462,7 +462,7 @@ pub fn check_proofs(
     let mut bundled = Vec::new();
     for p in paths {
         // A pack stands for every lemma in it.
-        if p.extension().is_some_and(|x| x == PACK_EXTENSION) {
+        if Pack::is_pack(p)? {
             let pack = Pack::read(p)?;
             if pack.lemmas().is_empty() {
                 let why = pack.cut().unwrap_or("it holds no segment");
@@ -505,6 +505,12 @@ pub fn check_proofs(
         tables_verified: opts.verify_tables,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Whether `path` is a lemma pack, told by its first bytes whatever its name (a
+/// file that cannot be read is not): [`check_proofs`] checks every lemma in one.
+pub fn is_lemma_pack(path: &Path) -> bool {
+    Pack::is_pack(path).unwrap_or(false)
 }
 
 /// A certificate file to check, with its checksum; a version 3 file is checked

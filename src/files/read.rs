@@ -31,6 +31,16 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Whether the regular file `path` starts with `magic` (a file shorter than it
+/// does not).
+pub(crate) fn starts_with(path: &Path, magic: &[u8]) -> io::Result<bool> {
+    let mut head = vec![0u8; magic.len()];
+    let n = open_regular(path)?
+        .take(magic.len() as u64)
+        .read(&mut head)?;
+    Ok(n == magic.len() && head == magic)
+}
+
 /// Reads the whole of the regular file `path`, refusing one of more than `max`
 /// bytes (`FileTooLarge`) before reading any of it; a file that grows while it is
 /// read is refused too.

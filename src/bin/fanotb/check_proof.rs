@@ -17,7 +17,8 @@ pub struct CheckProofArgs {
     /// The certificate, or several (a lemma directory's new lemmas, say), checked
     /// in one pass: the tables loaded once, every certificate given or relied on
     /// checked once. A bundle (`bundle-proof`) brings its own lemmas, a pack
-    /// (.fnpack) stands for the lemmas in it. Example: proofs/tsivy/start.fnproof.
+    /// (told by its first bytes) stands for the lemmas in it. Example:
+    /// proofs/tsivy/start.fnproof.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Also re-derive every entry of every table the certificate names from its
@@ -113,7 +114,7 @@ pub fn check_proof_command(a: CheckProofArgs) -> Result<CheckOutput> {
     )));
     // A set, or a pack (which stands for the lemmas in it).
     let one = match &a.files[..] {
-        [file] if file.extension().is_none_or(|x| x != "fnpack") => Some(file),
+        [file] if !fanotb::is_lemma_pack(file) => Some(file),
         _ => None,
     };
     let Some(file) = one else {
