@@ -25,17 +25,10 @@ wait || true
 printf '%-10s %-10s %10s %8s %14s %9s %10s\n' budget answer expansions leaves nodes seconds peak_KiB
 for b in $budgets; do
   python3 - "$out/$b/run.json" "$b" "$(grep -o 'peak [0-9]*' "$out/$b/time.txt" | cut -d' ' -f2)" <<'PY'
-import json, sys
-text, dec, i, objs = open(sys.argv[1]).read(), json.JSONDecoder(), 0, []
-while i < len(text):  # the progress lines, then the report (then a failure if open)
-    if text[i].isspace():
-        i += 1
-        continue
-    try:
-        obj, i = dec.raw_decode(text, i)
-    except json.JSONDecodeError:  # a line cut by a kill
-        break
-    objs.append(obj)
+import sys
+sys.path.insert(0, "scripts")
+from fanotb_json import objects
+objs = objects(open(sys.argv[1]).read())  # the progress lines, then the report
 reports = [o for o in objs if "attacker" in o]
 # A run killed before its report: its last progress line.
 last = reports[-1] if reports else ([o for o in objs if "expansions" in o] or [None])[-1]

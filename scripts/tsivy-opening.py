@@ -29,13 +29,14 @@ FANOTB=PATH runs that binary instead of building target/release/fanotb.
 """
 
 import argparse
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from fanotb_json import objects  # this script's folder is on the path
 
 ROOT = Path(__file__).resolve().parent.parent
 LEMMAS = ROOT / "proofs/tsivy/lemmas"
@@ -56,18 +57,6 @@ def fanotb(*args):
     out = subprocess.run([str(FANOTB), "--json", *args], capture_output=True, text=True,
                          check=False).stdout
     return objects(out)[-1]
-
-
-def objects(text):
-    """The JSON objects of a stream of them (progress lines, then the report)."""
-    dec, i, out = json.JSONDecoder(), 0, []
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i >= len(text):
-            return out
-        obj, i = dec.raw_decode(text, i)
-        out.append(obj)
 
 
 def moves(position):
