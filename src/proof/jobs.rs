@@ -278,6 +278,9 @@ impl Log {
 /// host died, or lost the shared file system) is taken over by any worker.
 struct JobClaim {
     path: PathBuf,
+    /// The claim file's device and inode: after a takeover the path names another
+    /// worker's claim, which this one must neither touch nor remove.
+    id: (u64, u64),
     /// Dropped to stop the heartbeat, which then ends.
     beat: Option<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
 }
@@ -290,8 +293,9 @@ const STALE_CLAIM: Duration = Duration::from_secs(600);
 impl JobClaim {
     /// Takes the claim of `pos`, or `None` if a live worker holds it. A claim left
     /// by a process of this host that is gone (a crash), or untouched for `stale`,
-    /// is taken over. At worst (two workers take over the same stale claim at
-    /// once) a job is proved twice; lemmas are never lost.
+    /// is taken over: moved aside under a name of this worker's own and judged
+    /// again there, so that a claim another worker has just taken over is put back
+    /// rather than lost.
     fn take(dir: &Path, pos: &Position, stale: Duration) -> std::io::Result<Option<JobClaim>> {
         let claims = dir.join("claims");
         std::fs::create_dir_all(&claims)?;
@@ -301,7 +305,7 @@ impl JobClaim {
             .unwrap_or_default()
             .trim()
             .to_string();
-        for _ in 0..2 {
+        for _ in 0..3 {
             match std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -309,26 +313,33 @@ impl JobClaim {
             {
                 Ok(mut f) => {
                     writeln!(f, "{host}\t{}\t{pos}", std::process::id())?;
-                    return Ok(Some(JobClaim::hold(path, stale / 10)));
+                    return JobClaim::hold(path, f, stale / 10).map(Some);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let held =
-                        crate::files::read::read_text_bounded(&path, 4096).unwrap_or_default();
-                    let mut f = held.split('\t');
-                    let (h, pid) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
-                    let gone =
-                        h == host && !pid.is_empty() && !Path::new("/proc").join(pid).exists();
-                    // Times of the holder's clock against this one's: hosts' clocks
-                    // must agree to well within `stale` (NTP does).
-                    let untouched = std::fs::metadata(&path)
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
-                        .is_some_and(|age| age >= stale);
-                    if !gone && !untouched {
+                    if !expired(&path, &host, stale) {
                         return Ok(None);
                     }
-                    let _ = std::fs::remove_file(&path);
+                    let nanos = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .unwrap_or_default()
+                        .as_nanos();
+                    let aside = claims.join(format!(
+                        "{hash:016x}.{host}.{}.{nanos}.aside",
+                        std::process::id()
+                    ));
+                    if std::fs::rename(&path, &aside).is_err() {
+                        continue; // gone meanwhile: try to create it again
+                    }
+                    let dead = expired(&aside, &host, stale);
+                    if !dead {
+                        // Another worker's fresh claim: back in its place, unless a
+                        // third has taken the place meanwhile.
+                        let _ = std::fs::hard_link(&aside, &path);
+                    }
+                    let _ = std::fs::remove_file(&aside);
+                    if !dead {
+                        return Ok(None);
+                    }
                 }
                 Err(e) => return Err(e),
             }
@@ -336,32 +347,55 @@ impl JobClaim {
         Ok(None)
     }
 
-    /// The claim at `path`, touched every `every` until dropped.
-    fn hold(path: PathBuf, every: Duration) -> JobClaim {
+    /// The claim `file` at `path`, touched every `every` until dropped.
+    fn hold(path: PathBuf, file: std::fs::File, every: Duration) -> std::io::Result<JobClaim> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = file.metadata()?;
         let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let file = path.clone();
-        let beat = std::thread::spawn(move || {
-            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(every) {
-                // A claim removed meanwhile (taken over as stale) stays removed.
-                if let Ok(f) = std::fs::OpenOptions::new().write(true).open(&file) {
-                    let _ = f.set_modified(std::time::SystemTime::now());
+        // Touched through its own handle: after a takeover, only the file that was
+        // this claim, never the one that now bears its name.
+        let beat = std::thread::Builder::new()
+            .name("claim heartbeat".into())
+            .spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(every) {
+                    let _ = file.set_modified(std::time::SystemTime::now());
                 }
-            }
-        });
-        JobClaim {
+            })?;
+        Ok(JobClaim {
             path,
+            id: (meta.dev(), meta.ino()),
             beat: Some((tx, beat)),
-        }
+        })
     }
+}
+
+/// Whether the claim at `path` may be taken over: held by a process of this host
+/// that is gone, or untouched for `stale` (times of the holder's clock against
+/// this one's: hosts' clocks must agree to well within `stale`, as NTP keeps them).
+fn expired(path: &Path, host: &str, stale: Duration) -> bool {
+    let held = crate::files::read::read_text_bounded(path, 4096).unwrap_or_default();
+    let mut f = held.split('\t');
+    let (h, pid) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
+    let gone = h == host && !pid.is_empty() && !Path::new("/proc").join(pid).exists();
+    let untouched = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
+        .is_some_and(|age| age >= stale);
+    gone || untouched
 }
 
 impl Drop for JobClaim {
     fn drop(&mut self) {
+        use std::os::unix::fs::MetadataExt;
         if let Some((tx, beat)) = self.beat.take() {
             drop(tx);
             let _ = beat.join();
         }
-        let _ = std::fs::remove_file(&self.path);
+        // Still this worker's claim (not taken over while it was stalled).
+        if std::fs::metadata(&self.path).is_ok_and(|m| (m.dev(), m.ino()) == self.id) {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -758,6 +792,21 @@ mod tests {
         );
         drop(taken);
         assert!(!path.exists());
+
+        // A holder stalled past `stale` is taken over; when it ends at last, it
+        // leaves the new holder's claim in place.
+        let slow = JobClaim::take(dir.path(), &pos, stale).unwrap().unwrap();
+        age(&path, stale * 2);
+        let new = JobClaim::take(dir.path(), &pos, stale)
+            .unwrap()
+            .expect("taken over");
+        drop(slow);
+        assert!(path.exists(), "the new holder's claim stays");
+        assert!(JobClaim::take(dir.path(), &pos, stale).unwrap().is_none());
+        drop(new);
+        assert!(!path.exists());
+        let left: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
+        assert!(left.is_empty(), "nothing left aside: {left:?}");
     }
 
     /// The holder's heartbeat touches its claim, so that a long job is never
@@ -766,7 +815,7 @@ mod tests {
     fn a_held_claim_is_touched_by_its_heartbeat() {
         let dir = tempfile::tempdir().unwrap();
         let pos = Position::start(Board::get(5, 5).unwrap());
-        let stale = Duration::from_secs(1);
+        let stale = Duration::from_secs(10);
         let path = claim_file(dir.path(), &pos);
         let held = JobClaim::take(dir.path(), &pos, stale).unwrap().unwrap();
         age(&path, Duration::from_secs(3600));
@@ -775,11 +824,11 @@ mod tests {
             SystemTime::now().duration_since(t).unwrap_or_default() < Duration::from_secs(60)
         };
         let mut waited = 0;
-        while !touched() && waited < 100 {
+        while !touched() && waited < 200 {
             std::thread::sleep(Duration::from_millis(50));
             waited += 1;
         }
-        assert!(touched(), "not touched in 5 s with a beat of 100 ms");
+        assert!(touched(), "not touched in 10 s with a beat of 1 s");
         // Another worker finds it live.
         assert!(JobClaim::take(dir.path(), &pos, stale).unwrap().is_none());
         drop(held);
