@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::jobs::root_from_lemmas;
 use super::lemmas::{LemmaWriter, Lemmas};
@@ -68,6 +68,9 @@ pub struct TreeProgress {
     pub children: usize,
     /// Nodes of the tree (each position evaluated once a parent was expanded).
     pub tree: usize,
+    /// Nodes of the tree whose position another node holds too (a transposition):
+    /// at most what a tree that shared them would save.
+    pub transposed: usize,
     /// The root's proof number (`u32::MAX / 2` is infinite).
     pub proof: u32,
     /// The root's disproof number.
@@ -461,28 +464,34 @@ pub fn prove_tree(
         cycle: None,
     }];
     let mut expansions = 0;
-    let progress = |tree: &[Node], run: &Runner, expansions, position, children| TreeProgress {
-        expansions,
-        position,
-        children,
-        tree: tree.len(),
-        proof: tree[0].pn,
-        disproof: tree[0].dn,
-        searched: run.searched,
-        reused: run.reused,
-        nodes: run.nodes,
-        lemmas_written: run.written,
-        seconds: start.elapsed().as_secs_f64(),
-        moves: tree[0]
-            .children
-            .iter()
-            .map(|&c| (tree[c].pn, tree[c].dn))
-            .collect(),
-    };
+    // The positions of the tree, to count its transpositions.
+    let mut held = FxHashSet::default();
+    held.insert((root.white(), root.black(), root.turn()));
+    let mut transposed = 0;
+    let progress =
+        |tree: &[Node], run: &Runner, transposed, expansions, position, children| TreeProgress {
+            expansions,
+            position,
+            children,
+            tree: tree.len(),
+            transposed,
+            proof: tree[0].pn,
+            disproof: tree[0].dn,
+            searched: run.searched,
+            reused: run.reused,
+            nodes: run.nodes,
+            lemmas_written: run.written,
+            seconds: start.elapsed().as_secs_f64(),
+            moves: tree[0]
+                .children
+                .iter()
+                .map(|&c| (tree[c].pn, tree[c].dn))
+                .collect(),
+        };
     if let Some(leaves) = run.evaluate(&[*root])? {
         (tree[0].pn, tree[0].dn) = numbers(&leaves[0]);
     }
-    let mut last = progress(&tree, &run, 0, *root, 0);
+    let mut last = progress(&tree, &run, 0, 0, *root, 0);
     while !tree[0].decided()
         && !stop.load(Relaxed)
         && opts.max_expansions.is_none_or(|m| expansions < m)
@@ -523,6 +532,9 @@ pub fn prove_tree(
             (p, (INF, 0), Some(depth - up))
         });
         for (p, (pn, dn), cycle) in fresh.chain(repeated) {
+            // A repetition is no transposition: its position is an ancestor's.
+            transposed +=
+                usize::from(cycle.is_none() && !held.insert((p.white(), p.black(), p.turn())));
             tree.push(Node {
                 pos: *p,
                 parent: Some(mpn),
@@ -537,11 +549,18 @@ pub fn prove_tree(
         }
         expansions += 1;
         update(&mut tree, &mut run, mpn)?;
-        last = progress(&tree, &run, expansions, pos, children);
+        last = progress(&tree, &run, transposed, expansions, pos, children);
         observer(&last);
     }
     // The figures after the last update (a transposition may have decided it).
-    last = progress(&tree, &run, expansions, last.position, last.children);
+    last = progress(
+        &tree,
+        &run,
+        transposed,
+        expansions,
+        last.position,
+        last.children,
+    );
     // The answer is what the lemmas (or the tables) say: a root the tree decided
     // but whose search was stopped from outside is not answered yet.
     let attacker_wins = run.exact(root);

@@ -34,6 +34,8 @@ struct ExpansionLine {
     position: String,
     children: usize,
     tree: usize,
+    /// Nodes of the tree whose position another node holds too.
+    transposed: usize,
     proof: u32,
     disproof: u32,
     searched: u64,
@@ -60,12 +62,13 @@ impl fmt::Display for ExpansionLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:>6}  root {}/{}  moves {}  tree {}  leaves {} searched, {} from the log  {} lemmas  {} nodes, {:.0} nodes/s  {:.0} s  peak {}  | {} ({} moves)",
+            "{:>6}  root {}/{}  moves {}  tree {} ({} transposed)  leaves {} searched, {} from the log  {} lemmas  {} nodes, {:.0} nodes/s  {:.0} s  peak {}  | {} ({} moves)",
             self.expansions,
             number(self.proof),
             number(self.disproof),
             root_moves(&self.moves),
             self.tree,
+            self.transposed,
             self.searched,
             self.reused,
             self.lemmas_written,
@@ -111,6 +114,7 @@ struct ProveTreeReport {
     disproof: u32,
     expansions: u64,
     tree: usize,
+    transposed: usize,
     searched: u64,
     reused: u64,
     nodes: u64,
@@ -142,8 +146,14 @@ impl fmt::Display for ProveTreeReport {
         };
         writeln!(
             f,
-            "{answer} ({} expansions, a tree of {}, {} leaves searched and {} from the log, {} nodes, {} lemmas written)",
-            self.expansions, self.tree, self.searched, self.reused, self.nodes, self.lemmas_written
+            "{answer} ({} expansions, a tree of {} ({} transposed), {} leaves searched and {} from the log, {} nodes, {} lemmas written)",
+            self.expansions,
+            self.tree,
+            self.transposed,
+            self.searched,
+            self.reused,
+            self.nodes,
+            self.lemmas_written
         )?;
         for m in &self.moves {
             let state = match (m.proof, m.disproof) {
@@ -184,6 +194,7 @@ pub fn prove_tree_command(args: ProveTreeArgs, json: bool) -> Result<()> {
                 position: p.position.to_string(),
                 children: p.children,
                 tree: p.tree,
+                transposed: p.transposed,
                 proof: p.proof,
                 disproof: p.disproof,
                 searched: p.searched,
@@ -211,6 +222,7 @@ pub fn prove_tree_command(args: ProveTreeArgs, json: bool) -> Result<()> {
         disproof: p.disproof,
         expansions: p.expansions,
         tree: p.tree,
+        transposed: p.transposed,
         searched: p.searched,
         reused: p.reused,
         nodes: p.nodes,
