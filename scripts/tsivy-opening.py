@@ -119,6 +119,11 @@ def commit():
                           capture_output=True, text=True, check=False).stdout.strip()
 
 
+# The commit the run starts at (its binary's, built or copied then), not the one
+# current when each question ends: commits meanwhile do not change the binary.
+COMMIT = commit()
+
+
 def ask(args, line, position, attacker, probe=False):
     """One question for at most args.minutes (`probe`: no expansion, only the
     lemmas and the root's own leaf search). Logs the run (a probe only if answered)
@@ -159,7 +164,7 @@ def ask(args, line, position, attacker, probe=False):
         "answer": answer, "proof": r["proof"], "disproof": r["disproof"],
         "expansions": r["expansions"], "nodes": r["nodes"],
         "seconds": round(r["seconds"], 1), "peak_kib": r["peak_rss"] // 1024,
-        "k": args.k, "max_nodes": args.max_nodes, "commit": commit(),
+        "k": args.k, "max_nodes": args.max_nodes, "commit": COMMIT,
         "date": time.strftime("%Y-%m-%d"),
     })
     print(f"{line}: does {attacker} win? {answer}: {r['nodes']} nodes, "
