@@ -205,6 +205,17 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     let again = fanotb().args(&cut).output().unwrap();
     let text = String::from_utf8_lossy(&again.stdout);
     assert!(text.contains("not answered yet: the root at "), "{text}");
+    // Packed between runs: the leaves' log is sealed (compressed), and the next
+    // run still takes the cut run's leaves from it.
+    let sealed = json(&["pack-lemmas", l]);
+    let logs: Vec<&str> = sealed["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["log"].as_str().unwrap())
+        .collect();
+    assert!(logs.iter().any(|g| g.ends_with("tree.tsv")), "{sealed}");
+    assert!(!lemmas.join("tree.tsv").exists() && lemmas.join("tree.tsv.zst").exists());
     let white = last_json(
         &run("white", &[])
             .iter()

@@ -589,18 +589,32 @@ pub struct PackReport {
     pub bytes_before: u64,
     /// Bytes of the new pack.
     pub bytes_after: u64,
+    /// The logs sealed, with their bytes before and after.
+    pub logs: Vec<(PathBuf, u64, u64)>,
 }
 
 /// Packs the lemmas of the lemma directory `dir` (docs/PROOF.md, "Lemma packs"):
 /// every loose lemma file and every pack no process is writing, into one new pack
-/// of large segments, read back before the files it replaces are removed.
+/// of large segments, read back before the files it replaces are removed. When no
+/// search is writing (no pack is busy), its logs (`*.tsv`) are sealed too: each
+/// folded into its compressed part, `NAME.tsv.zst`.
 ///
 /// # Errors
 ///
 /// A file that cannot be read or removed, a damaged lemma, a new pack that does not
-/// read back whole (then nothing is removed).
+/// read back whole (then nothing is removed), a damaged sealed log.
 pub fn pack_lemmas(dir: &Path) -> Result<PackReport, CertificateError> {
-    LemmaDir::open(dir)?.repack()
+    let mut report = LemmaDir::open(dir)?.repack()?;
+    if report.busy.is_empty() {
+        for path in files_with(dir, "tsv")? {
+            if let Some((before, after)) =
+                crate::files::log::seal(&path).map_err(CertificateError::io(&path))?
+            {
+                report.logs.push((path, before, after));
+            }
+        }
+    }
+    Ok(report)
 }
 
 /// The files of `dir` with this extension, sorted (none if `dir` does not exist).

@@ -6,4 +6,5 @@
 
 pub(crate) mod bytes;
 pub(crate) mod durable;
+pub(crate) mod log;
 pub(crate) mod read;

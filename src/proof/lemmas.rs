@@ -10,11 +10,11 @@ use std::path::Path;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::search::Key;
-use super::tsv::TsvLog;
 use crate::certificate::pack::PackWriter;
 use crate::certificate::store::LemmaDir;
 use crate::certificate::{Certificate, CertificateError, Claim, LemmaRef};
 use crate::check::lemmas::LemmaChecker;
+use crate::files::log::TsvLog;
 use crate::probe::ValueTables;
 use crate::rules::board::Board;
 use crate::rules::position::{Color, Position};

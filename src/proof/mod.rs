@@ -28,7 +28,6 @@ mod lemmas;
 mod prove;
 mod search;
 mod tree;
-mod tsv;
 
 pub use checkpoint::CheckpointError;
 pub use jobs::{JobEvent, JobOptions, JobResult, JobsReport, LevelReport, job_levels, prove_jobs};

@@ -20,8 +20,8 @@ use super::jobs::root_from_lemmas;
 use super::lemmas::{LemmaWriter, Lemmas};
 use super::prove::{ProveError, ProveOptions, certificate, on_workers, prepare_tables};
 use super::search::{INF, Limits, SEARCH_VERSION, add, search, settled, wins_for};
-use super::tsv::TsvLog;
 use crate::certificate::{Certificate, CertificateError, LemmaRef, Proves};
+use crate::files::log::TsvLog;
 use crate::probe::ValueTables;
 use crate::rules::position::{Color, Position};
 

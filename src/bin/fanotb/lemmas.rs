@@ -36,6 +36,15 @@ pub struct PackLemmasReport {
     pack: Option<String>,
     bytes_before: u64,
     bytes_after: u64,
+    logs: Vec<SealedLog>,
+}
+
+/// A log folded into its sealed part.
+#[derive(Serialize)]
+struct SealedLog {
+    log: String,
+    bytes_before: u64,
+    bytes_after: u64,
 }
 
 impl fmt::Display for PackLemmasReport {
@@ -58,6 +67,15 @@ impl fmt::Display for PackLemmasReport {
         for c in &self.cut {
             writeln!(f, "ended early, its segments before taken in: {c}")?;
         }
+        for l in &self.logs {
+            writeln!(
+                f,
+                "log sealed: {} ({} to {})",
+                l.log,
+                human_bytes(l.bytes_before),
+                human_bytes(l.bytes_after)
+            )?;
+        }
         Ok(())
     }
 }
@@ -68,7 +86,7 @@ pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
         None => fanotb::pack_lemmas(&a.dir)?,
     };
     // Nothing packed is nothing done of what was asked: a non-zero exit.
-    if r.pack.is_none() && r.busy.is_empty() {
+    if r.pack.is_none() && r.busy.is_empty() && r.logs.is_empty() {
         return Err(match a.out {
             Some(_) => "the certificates rely on no lemma: nothing packed".into(),
             None => format!("no lemma in {}: nothing packed", a.dir.display()).into(),
@@ -84,6 +102,15 @@ pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
         pack: r.pack.as_deref().map(show),
         bytes_before: r.bytes_before,
         bytes_after: r.bytes_after,
+        logs: r
+            .logs
+            .iter()
+            .map(|(p, before, after)| SealedLog {
+                log: show(p),
+                bytes_before: *before,
+                bytes_after: *after,
+            })
+            .collect(),
     })
 }
 
