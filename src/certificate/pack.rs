@@ -268,29 +268,37 @@ pub(crate) struct PackWriter {
 
 impl PackWriter {
     /// A new pack in `dir` (created if missing), under a name no other writer has:
-    /// `lemmas-PID-NANOS.fnpack`, created exclusively and locked.
+    /// `lemmas-PID-NANOS.fnpack`, created exclusively and locked. Its head is
+    /// written under a name readers pass over (`.lemmas-PID-NANOS.new`), then it
+    /// takes its name (a link, which fails rather than replace a file): a reader
+    /// never meets a pack without its head.
     pub(crate) fn create(dir: &Path) -> std::io::Result<PackWriter> {
         std::fs::create_dir_all(dir)?;
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
-        let path = dir.join(format!(
-            "lemmas-{}-{nanos}.{PACK_EXTENSION}",
-            std::process::id()
-        ));
+        let name = format!("lemmas-{}-{nanos}", std::process::id());
+        let path = dir.join(format!("{name}.{PACK_EXTENSION}"));
+        let new = dir.join(format!(".{name}.new"));
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(&path)?;
-        file.lock()?;
-        let mut head = MAGIC.to_vec();
-        head.extend_from_slice(&VERSION.to_le_bytes());
-        file.write_all(&head)?;
-        file.sync_all()?;
+            .open(&new)?;
+        let named = (|| {
+            file.lock()?;
+            let mut head = MAGIC.to_vec();
+            head.extend_from_slice(&VERSION.to_le_bytes());
+            file.write_all(&head)?;
+            file.sync_all()?;
+            std::fs::hard_link(&new, &path)
+        })();
+        let _ = std::fs::remove_file(&new);
+        named?;
+        let head = MAGIC.len() + 4;
         Ok(PackWriter {
             file,
             path,
-            len: head.len() as u64,
+            len: head as u64,
         })
     }
 

@@ -235,8 +235,10 @@ impl LemmaDir {
     /// Packs every lemma of the directory into one new pack of large segments
     /// (compressed across lemmas), then removes the loose files and the packs it
     /// took in. A pack another process is writing (it holds its lock) is left as
-    /// it is. The new pack is read back before anything is removed.
-    pub(crate) fn repack(&self) -> Result<PackReport, CertificateError> {
+    /// it is; so, unless `all`, is each of the largest whole packs that holds at
+    /// least twice the bytes of all that is packed besides it. The new pack is
+    /// read back before anything is removed.
+    pub(crate) fn repack(&self, all: bool) -> Result<PackReport, CertificateError> {
         let mut report = PackReport::default();
         let mut taken: Vec<&Pack> = Vec::new();
         for pack in &self.packs {
@@ -258,6 +260,9 @@ impl LemmaDir {
             }
         }
         let loose = self.loose_files()?;
+        if !all {
+            report.kept = geometric(&mut taken, &loose)?;
+        }
         let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
         let mut seen = rustc_hash::FxHashSet::default();
         for path in &loose {
@@ -310,6 +315,39 @@ impl LemmaDir {
         }
         Ok(report)
     }
+}
+
+/// Takes out of `taken` the packs to keep as they are: from the largest down, a
+/// whole pack of at least twice the bytes of the other packs and `loose` files
+/// together (when there are any). Packing then copies the new lemmas rather than
+/// the old ones again, and a repository that keeps the packs stores each lemma
+/// about once, as git's geometric repacking does. Returns the kept packs' paths.
+fn geometric(taken: &mut Vec<&Pack>, loose: &[PathBuf]) -> Result<Vec<PathBuf>, CertificateError> {
+    let len = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.len())
+            .map_err(CertificateError::io(p))
+    };
+    let mut rest = loose.iter().map(|p| len(p)).sum::<Result<u64, _>>()?;
+    let mut sized = Vec::new();
+    for &pack in taken.iter() {
+        let n = len(pack.path())?;
+        rest += n;
+        sized.push((n, pack));
+    }
+    sized.sort_by_key(|&(n, _)| std::cmp::Reverse(n));
+    let mut kept = Vec::new();
+    for (n, pack) in sized {
+        let others = rest - n;
+        let whole = pack.cut().is_none() && pack.damaged().is_empty();
+        if !whole || others == 0 || n < 2 * others {
+            break;
+        }
+        kept.push(pack.path().to_path_buf());
+        rest = others;
+    }
+    taken.retain(|p| !kept.iter().any(|k| k == p.path()));
+    Ok(kept)
 }
 
 /// A packed lemma's file bytes, with its index entry and its pack.
@@ -591,11 +629,17 @@ pub struct PackReport {
     pub bytes_after: u64,
     /// The logs sealed, with their bytes before and after.
     pub logs: Vec<(PathBuf, u64, u64)>,
+    /// Packs left as they are: each at least twice the bytes of what was packed
+    /// besides it (not with `all`).
+    pub kept: Vec<PathBuf>,
 }
 
 /// Packs the lemmas of the lemma directory `dir` (docs/PROOF.md, "Lemma packs"):
 /// every loose lemma file and every pack no process is writing, into one new pack
-/// of large segments, read back before the files it replaces are removed. When no
+/// of large segments, read back before the files it replaces are removed; unless
+/// `all`, the largest packs are kept as they are while each holds at least twice
+/// the bytes of all the rest (geometric packing: old lemmas are not copied into
+/// every new pack). When no
 /// search is writing (no pack is busy), its logs (`*.tsv`) are sealed too: each
 /// folded into its compressed part, `NAME.tsv.zst`.
 ///
@@ -603,8 +647,8 @@ pub struct PackReport {
 ///
 /// A file that cannot be read or removed, a damaged lemma, a new pack that does not
 /// read back whole (then nothing is removed), a damaged sealed log.
-pub fn pack_lemmas(dir: &Path) -> Result<PackReport, CertificateError> {
-    let mut report = LemmaDir::open(dir)?.repack()?;
+pub fn pack_lemmas(dir: &Path, all: bool) -> Result<PackReport, CertificateError> {
+    let mut report = LemmaDir::open(dir)?.repack(all)?;
     if report.busy.is_empty() {
         for path in files_with(dir, "tsv")? {
             if let Some((before, after)) =
@@ -744,5 +788,55 @@ mod tests {
             .collect();
         want.sort_unstable();
         assert_eq!(got, want);
+    }
+
+    /// Geometric packing: a whole pack of at least twice the bytes of the rest is
+    /// kept as it is and the rest packed; with `all`, or when it is not that large,
+    /// every pack is taken in. Every lemma reads back either way.
+    #[test]
+    fn packing_keeps_a_pack_twice_the_rest() {
+        // A pack of a segment a lemma.
+        let write = |d: &Path, r: std::ops::Range<u64>| {
+            let mut w = PackWriter::create(d).unwrap();
+            for i in r {
+                append(&mut w, i..i + 1);
+            }
+        };
+        let all_sums = |d: &Path| {
+            let mut got = LemmaDir::open(d).unwrap().checksums().unwrap();
+            got.sort_unstable();
+            got
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(d, 0..300);
+        let big = LemmaDir::open(d).unwrap().packs[0].path().to_path_buf();
+        write(d, 300..310);
+        write(d, 310..320);
+        let want = all_sums(d);
+        let r = pack_lemmas(d, false).unwrap();
+        assert_eq!(
+            (r.kept.clone(), r.packs, r.lemmas),
+            (vec![big.clone()], 2, 20)
+        );
+        assert!(big.exists());
+        assert_eq!(all_sums(d), want);
+        // A pack of one lemma more: the two packs are each twice what follows them,
+        // so only the new one is packed.
+        let mid = r.pack.clone().unwrap();
+        write(d, 320..321);
+        let r = pack_lemmas(d, false).unwrap();
+        assert_eq!((r.kept.clone(), r.packs), (vec![big.clone(), mid], 1));
+        // Not twice the rest: everything into one.
+        write(d, 400..700);
+        let want = all_sums(d);
+        let r = pack_lemmas(d, false).unwrap();
+        assert!(r.kept.is_empty(), "{:?}", r.kept);
+        assert_eq!((r.packs, r.lemmas), (4, 621));
+        assert!(!big.exists());
+        assert_eq!(all_sums(d), want);
+        write(d, 800..801);
+        let r = pack_lemmas(d, true).unwrap();
+        assert_eq!((r.kept.len(), r.packs), (0, 2), "all: every pack");
     }
 }

@@ -23,6 +23,11 @@ pub struct PackLemmasArgs {
     /// The directory the pack of --only is written to.
     #[arg(long, requires = "only")]
     pub out: Option<PathBuf>,
+    /// Pack every pack into one. By default the largest packs are kept as they are
+    /// while each holds at least twice the bytes of all the rest, so that the old
+    /// lemmas are not copied into each new pack (nor stored again by git).
+    #[arg(long, conflicts_with = "only")]
+    pub all: bool,
 }
 
 /// What `pack-lemmas` did.
@@ -37,6 +42,7 @@ pub struct PackLemmasReport {
     bytes_before: u64,
     bytes_after: u64,
     logs: Vec<SealedLog>,
+    kept: Vec<String>,
 }
 
 /// A log folded into its sealed part.
@@ -64,6 +70,9 @@ impl fmt::Display for PackLemmasReport {
         for b in &self.busy {
             writeln!(f, "left as it is, a search is writing it: {b}")?;
         }
+        for k in &self.kept {
+            writeln!(f, "kept as it is, twice the size of the rest: {k}")?;
+        }
         for c in &self.cut {
             writeln!(f, "ended early, its segments before taken in: {c}")?;
         }
@@ -83,7 +92,7 @@ impl fmt::Display for PackLemmasReport {
 pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
     let r = match &a.out {
         Some(out) => fanotb::pack_relied_on(&a.only, &a.dir, out)?,
-        None => fanotb::pack_lemmas(&a.dir)?,
+        None => fanotb::pack_lemmas(&a.dir, a.all)?,
     };
     // Nothing packed is nothing done of what was asked: a non-zero exit.
     if r.pack.is_none() && r.busy.is_empty() && r.logs.is_empty() {
@@ -98,6 +107,7 @@ pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
         loose: r.loose,
         packs: r.packs,
         busy: r.busy.iter().map(|p| show(p)).collect(),
+        kept: r.kept.iter().map(|p| show(p)).collect(),
         cut: r.cut,
         pack: r.pack.as_deref().map(show),
         bytes_before: r.bytes_before,
