@@ -212,7 +212,7 @@ pub mod ffi;
 
 pub use certificate::bundle::{BundleReport, bundle_proof};
 pub use certificate::store::{
-    PackReport, RecodeReport, pack_lemmas, pack_relied_on, recode_lemmas,
+    PackReport, Packing, RecodeReport, pack_lemmas, pack_relied_on, recode_lemmas,
 };
 pub use certificate::{
     Certificate, CertificateError, Claim, Entry, LemmaRef, Part, Proves, lemma_file_name,

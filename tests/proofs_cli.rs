@@ -205,9 +205,10 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     let again = fanotb().args(&cut).output().unwrap();
     let text = String::from_utf8_lossy(&again.stdout);
     assert!(text.contains("not answered yet: the root at "), "{text}");
-    // Packed between runs: the leaves' log is sealed (compressed), and the next
-    // run still takes the cut run's leaves from it.
-    let sealed = json(&["pack-lemmas", l]);
+    // Sealed between runs: the leaves' log is compressed, and the next run still
+    // takes the cut run's leaves from it.
+    let sealed = json(&["pack-lemmas", l, "--logs-only"]);
+    assert_eq!(sealed["packs"], 0, "{sealed}");
     let logs: Vec<&str> = sealed["logs"]
         .as_array()
         .unwrap()
@@ -216,6 +217,8 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
         .collect();
     assert!(logs.iter().any(|g| g.ends_with("tree.tsv")), "{sealed}");
     assert!(!lemmas.join("tree.tsv").exists() && lemmas.join("tree.tsv.zst").exists());
+    let err = fails(&["pack-lemmas", l, "--logs-only"]);
+    assert!(err.contains("no log to seal"), "{err}");
     let white = last_json(
         &run("white", &[])
             .iter()
@@ -298,7 +301,7 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     );
     // Packing the whole directory keeps every answer: the same check after.
     let before = json(&["check-proof", &cert, "--lemmas", l, "--dir", d]);
-    let repacked = json(&["pack-lemmas", l]);
+    let repacked = json(&["pack-lemmas", l, "--all"]);
     assert_eq!(repacked["packs"], 2, "the two questions' packs: {repacked}");
     let after = json(&["check-proof", &cert, "--lemmas", l, "--dir", d]);
     assert_eq!(

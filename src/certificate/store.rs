@@ -235,10 +235,11 @@ impl LemmaDir {
     /// Packs every lemma of the directory into one new pack of large segments
     /// (compressed across lemmas), then removes the loose files and the packs it
     /// took in. A pack another process is writing (it holds its lock) is left as
-    /// it is; so, unless `all`, is each of the largest whole packs that holds at
-    /// least twice the bytes of all that is packed besides it. The new pack is
-    /// read back before anything is removed.
-    pub(crate) fn repack(&self, all: bool) -> Result<PackReport, CertificateError> {
+    /// it is; so, packing geometrically, is each of the largest whole packs that
+    /// holds at least twice the bytes of all that is packed besides it. The new
+    /// pack is read back before anything is removed. `LogsOnly`: only which packs
+    /// are busy.
+    pub(crate) fn repack(&self, how: Packing) -> Result<PackReport, CertificateError> {
         let mut report = PackReport::default();
         let mut taken: Vec<&Pack> = Vec::new();
         for pack in &self.packs {
@@ -259,8 +260,11 @@ impl LemmaDir {
                 report.busy.push(pack.path().into());
             }
         }
+        if how == Packing::LogsOnly {
+            return Ok(report);
+        }
         let loose = self.loose_files()?;
-        if !all {
+        if how == Packing::Geometric {
             report.kept = geometric(&mut taken, &loose)?;
         }
         let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
@@ -634,21 +638,32 @@ pub struct PackReport {
     pub kept: Vec<PathBuf>,
 }
 
+/// Which packs `pack_lemmas` takes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Packing {
+    /// As git repacks: from the largest down, a whole pack of at least twice the
+    /// bytes of all the rest is kept as it is, so that old lemmas are not copied
+    /// into every new pack (nor stored again by a repository that keeps them).
+    Geometric,
+    /// Every pack and loose file into one pack.
+    All,
+    /// No lemma: only the logs are sealed.
+    LogsOnly,
+}
+
 /// Packs the lemmas of the lemma directory `dir` (docs/PROOF.md, "Lemma packs"):
 /// every loose lemma file and every pack no process is writing, into one new pack
-/// of large segments, read back before the files it replaces are removed; unless
-/// `all`, the largest packs are kept as they are while each holds at least twice
-/// the bytes of all the rest (geometric packing: old lemmas are not copied into
-/// every new pack). When no
-/// search is writing (no pack is busy), its logs (`*.tsv`) are sealed too: each
-/// folded into its compressed part, `NAME.tsv.zst`.
+/// of large segments, read back before the files it replaces are removed (see
+/// [`Packing`]). When no search is writing (no pack is busy), its logs (`*.tsv`)
+/// are sealed too: each folded into its compressed part, `NAME.tsv.zst`.
 ///
 /// # Errors
 ///
 /// A file that cannot be read or removed, a damaged lemma, a new pack that does not
 /// read back whole (then nothing is removed), a damaged sealed log.
-pub fn pack_lemmas(dir: &Path, all: bool) -> Result<PackReport, CertificateError> {
-    let mut report = LemmaDir::open(dir)?.repack(all)?;
+pub fn pack_lemmas(dir: &Path, how: Packing) -> Result<PackReport, CertificateError> {
+    let mut report = LemmaDir::open(dir)?.repack(how)?;
     if report.busy.is_empty() {
         for path in files_with(dir, "tsv")? {
             if let Some((before, after)) =
@@ -814,7 +829,7 @@ mod tests {
         write(d, 300..310);
         write(d, 310..320);
         let want = all_sums(d);
-        let r = pack_lemmas(d, false).unwrap();
+        let r = pack_lemmas(d, Packing::Geometric).unwrap();
         assert_eq!(
             (r.kept.clone(), r.packs, r.lemmas),
             (vec![big.clone()], 2, 20)
@@ -825,18 +840,18 @@ mod tests {
         // so only the new one is packed.
         let mid = r.pack.clone().unwrap();
         write(d, 320..321);
-        let r = pack_lemmas(d, false).unwrap();
+        let r = pack_lemmas(d, Packing::Geometric).unwrap();
         assert_eq!((r.kept.clone(), r.packs), (vec![big.clone(), mid], 1));
         // Not twice the rest: everything into one.
         write(d, 400..700);
         let want = all_sums(d);
-        let r = pack_lemmas(d, false).unwrap();
+        let r = pack_lemmas(d, Packing::Geometric).unwrap();
         assert!(r.kept.is_empty(), "{:?}", r.kept);
         assert_eq!((r.packs, r.lemmas), (4, 621));
         assert!(!big.exists());
         assert_eq!(all_sums(d), want);
         write(d, 800..801);
-        let r = pack_lemmas(d, true).unwrap();
+        let r = pack_lemmas(d, Packing::All).unwrap();
         assert_eq!((r.kept.len(), r.packs), (0, 2), "all: every pack");
     }
 }

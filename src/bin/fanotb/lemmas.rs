@@ -28,6 +28,10 @@ pub struct PackLemmasArgs {
     /// lemmas are not copied into each new pack (nor stored again by git).
     #[arg(long, conflicts_with = "only")]
     pub all: bool,
+    /// Only seal the logs (compress *.tsv into *.tsv.zst), leaving every pack and
+    /// loose lemma as it is.
+    #[arg(long, conflicts_with_all = ["only", "all"])]
+    pub logs_only: bool,
 }
 
 /// What `pack-lemmas` did.
@@ -56,6 +60,7 @@ struct SealedLog {
 impl fmt::Display for PackLemmasReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.pack {
+            None if !self.logs.is_empty() => {}
             None => writeln!(f, "no lemma to pack")?,
             Some(p) => writeln!(
                 f,
@@ -92,9 +97,26 @@ impl fmt::Display for PackLemmasReport {
 pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
     let r = match &a.out {
         Some(out) => fanotb::pack_relied_on(&a.only, &a.dir, out)?,
-        None => fanotb::pack_lemmas(&a.dir, a.all)?,
+        None => {
+            let how = match (a.all, a.logs_only) {
+                (true, _) => fanotb::Packing::All,
+                (_, true) => fanotb::Packing::LogsOnly,
+                _ => fanotb::Packing::Geometric,
+            };
+            fanotb::pack_lemmas(&a.dir, how)?
+        }
     };
-    // Nothing packed is nothing done of what was asked: a non-zero exit.
+    // Nothing packed (or sealed) is nothing done of what was asked: a non-zero exit.
+    if a.logs_only && r.logs.is_empty() {
+        return Err(match r.busy.first() {
+            Some(b) => format!(
+                "a search is writing {}: the logs are sealed only when none runs",
+                b.display()
+            ),
+            None => format!("no log to seal in {}", a.dir.display()),
+        }
+        .into());
+    }
     if r.pack.is_none() && r.busy.is_empty() && r.logs.is_empty() {
         return Err(match a.out {
             Some(_) => "the certificates rely on no lemma: nothing packed".into(),
