@@ -675,22 +675,54 @@ impl Certificate {
         if raw_len > MAX_PAYLOAD || raw_len > MAX_RATIO * packed_len + 4096 {
             return Err(damaged("payload size beyond any proof this reader takes"));
         }
-        // Parsed as it is decompressed: the payload is never held whole.
-        let decoder = zstd::stream::Decoder::new(&body[28..])
-            .map_err(|e| damaged(&format!("payload: {e}")))?;
-        let mut r = StreamReader::new(decoder, raw_len);
-        let parsed = if head_only {
-            parse_head(&mut r, version)
-        } else {
-            parse_payload(&mut r, version, &mut Vec::new())
-        };
-        if let Some(e) = r.error.take() {
-            return Err(damaged(&format!("payload: {e}")));
+        // Parsed as it is decompressed: the payload is never held whole. One
+        // decompression context a thread: making one for each lemma took 42% of
+        // the time to load a store of 150,000 lemmas.
+        thread_local! {
+            static CONTEXT: std::cell::RefCell<zstd::zstd_safe::DCtx<'static>> =
+                std::cell::RefCell::new(zstd::zstd_safe::DCtx::create());
         }
-        let cert = parsed.map_err(|what| damaged(&what))?;
-        if !head_only && !r.at_end() {
-            return Err(damaged("payload length"));
+        fn parse(
+            decoder: impl std::io::Read,
+            raw_len: u64,
+            version: u32,
+            head_only: bool,
+        ) -> Result<Certificate, String> {
+            let mut r = StreamReader::new(decoder, raw_len);
+            let parsed = if head_only {
+                parse_head(&mut r, version)
+            } else {
+                parse_payload(&mut r, version, &mut Vec::new())
+            };
+            if let Some(e) = r.error.take() {
+                return Err(format!("payload: {e}"));
+            }
+            let cert = parsed?;
+            if !head_only && !r.at_end() {
+                return Err("payload length".into());
+            }
+            Ok(cert)
         }
-        Ok(cert)
+        let payload = &body[28..];
+        CONTEXT
+            .with(|c| match c.try_borrow_mut() {
+                Ok(mut context) => parse(
+                    zstd::stream::Decoder::with_context(payload, &mut context),
+                    raw_len,
+                    version,
+                    head_only,
+                ),
+                // Busy (a parse within a parse): a context of its own.
+                Err(_) => parse(
+                    zstd::stream::Decoder::with_context(
+                        payload,
+                        &mut zstd::zstd_safe::DCtx::create(),
+                    ),
+                    raw_len,
+                    version,
+                    head_only,
+                ),
+            })
+            .map_err(|what| damaged(&what))
     }
 }
