@@ -3,7 +3,7 @@
 # since the last commit, and any loose lemma file) with `fanotb check-proof`, all in
 # one pass (the tables loaded once, each lemma checked once, a pack standing for its
 # lemmas), before they are committed. Exits non-zero naming the first lemma that
-# fails, else stages exactly the files it checked, with DIR/tree.tsv, for `git
+# fails, else stages exactly the files it checked, with DIR's logs, for `git
 # commit` (a pack a run is still writing grows meanwhile: stop the run first, or
 # its later lemmas wait for the next check). A few packs a run, never thousands
 # of files: `fanotb pack-lemmas DIR` merges them when they are many.
@@ -19,4 +19,9 @@ git ls-files --others --exclude-standard -- "$dir" | grep -E '\.(fnlemma|fnpack)
 echo "$(wc -l <"$list") new lemma files and packs"
 xargs -r target/release/fanotb check-proof --lemmas "$dir" --dir "$tables" <"$list"
 xargs -r git add -- <"$list"
-[ ! -f "$dir/tree.tsv" ] || git add -- "$dir/tree.tsv"
+# The logs, open and sealed parts (a part pack-lemmas removed is staged removed).
+for f in "$dir"/{tree,checked,jobs}.tsv{,.zst}; do
+  if [ -e "$f" ] || git ls-files --error-unmatch -- "$f" >/dev/null 2>&1; then
+    git add -A -- "$f"
+  fi
+done

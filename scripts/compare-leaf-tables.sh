@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 attacker=${side^}
 awk -F'\t' -v a="$attacker" 'NR > 1 && $1 == a {
   p = $2; sub(/ .*/, "", p); print gsub(/[WB]/, "", p) "\t" $2 }' \
-  proofs/tsivy/lemmas/tree.tsv | sort -u >"$work/leaves"
+  <("$fanotb" read-log proofs/tsivy/lemmas/tree.tsv) | sort -u >"$work/leaves"
 for band in '$1 <= 12' '$1 >= 13 && $1 <= 24' '$1 >= 25'; do
   awk -F'\t' "$band" "$work/leaves" | shuf -n $((n / 3)) --random-source=<(yes)
 done >"$work/sample"

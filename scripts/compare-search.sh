@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 mapfile -t positions < <(awk -F'\t' 'NR > 1 && $1 == 3 && $4 == 1000000 {
-    print ($6 == "undecided" ? 1 : 0) "\t" $7 "\t" $2 }' proofs/tsivy/lemmas/jobs.tsv |
+    print ($6 == "undecided" ? 1 : 0) "\t" $7 "\t" $2 }' <("$new" read-log proofs/tsivy/lemmas/jobs.tsv) |
   sort -t$'\t' -k1,1n -k2,2n | cut -f3 | awk '!seen[$0]++' | head -n "$count")
 run() { # binary position -> "value nodes seconds"
   "$1" prove tsivy --position "$2" --max-table-stones "$k" --max-nodes "$max" --threads 1 \

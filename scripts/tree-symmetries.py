@@ -9,10 +9,13 @@ search keyed by symmetry classes would have spared at most.
   scripts/tree-symmetries.py [TREE_TSV]      (default proofs/tsivy/lemmas/tree.tsv)
 
 The images are the left-right and top-bottom mirrors and both (a board of odd
-sides keeps its diagonals under each).
+sides keeps its diagonals under each). The log is read with `fanotb read-log` (its
+sealed part too): FANOTB=PATH names the binary (default target/release/fanotb).
 """
 
+import os
 import re
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -30,8 +33,13 @@ def images(r):
 
 def main():
     path = Path(sys.argv[1] if len(sys.argv) > 1 else "proofs/tsivy/lemmas/tree.tsv")
+    fanotb = os.environ.get("FANOTB", Path(__file__).resolve().parent.parent / "target/release/fanotb")
+    text = subprocess.run([str(fanotb), "read-log", str(path)], capture_output=True,
+                          text=True, check=False)
+    if text.returncode != 0:
+        sys.exit(text.stderr.strip())
     leaves = defaultdict(set)
-    for line in path.read_text().splitlines()[1:]:
+    for line in text.stdout.splitlines()[1:]:
         attacker, position = line.split("\t")[:2]
         board, turn = position.split(" ")
         r = rows(board)

@@ -223,6 +223,7 @@ pub use check::proof::{
 };
 pub use check::tables::{VerifyReport, verify};
 pub use files::durable::{LockError, replace_file};
+pub use files::log::read_log;
 pub use files::read::{
     BoundedLines, MAX_LINE_BYTES, open_regular, read_bounded, read_stream_bounded,
     read_text_bounded,

@@ -207,6 +207,8 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     assert!(text.contains("not answered yet: the root at "), "{text}");
     // Sealed between runs: the leaves' log is compressed, and the next run still
     // takes the cut run's leaves from it.
+    let tree_log = lemmas.join("tree.tsv");
+    let before = std::fs::read_to_string(&tree_log).unwrap();
     let sealed = json(&["pack-lemmas", l, "--logs-only"]);
     assert_eq!(sealed["packs"], 0, "{sealed}");
     let logs: Vec<&str> = sealed["logs"]
@@ -219,6 +221,13 @@ fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     assert!(!lemmas.join("tree.tsv").exists() && lemmas.join("tree.tsv.zst").exists());
     let err = fails(&["pack-lemmas", l, "--logs-only"]);
     assert!(err.contains("no log to seal"), "{err}");
+    // `read-log` gives the sealed log's lines as they were written.
+    let t = tree_log.to_str().unwrap();
+    let read = fanotb().args(["read-log", t]).output().unwrap();
+    assert!(read.status.success());
+    assert_eq!(String::from_utf8(read.stdout).unwrap(), before);
+    let missing = lemmas.join("no.tsv");
+    assert!(fails(&["read-log", missing.to_str().unwrap()]).contains("no such log"));
     let white = last_json(
         &run("white", &[])
             .iter()

@@ -290,7 +290,7 @@ impl PackWriter {
             head.extend_from_slice(&VERSION.to_le_bytes());
             file.write_all(&head)?;
             file.sync_all()?;
-            std::fs::hard_link(&new, &path)
+            crate::files::durable::link_new(&new, &path)
         })();
         let _ = std::fs::remove_file(&new);
         named?;

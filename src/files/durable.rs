@@ -88,6 +88,18 @@ impl Unsynced {
     }
 }
 
+/// Gives the file at `from` the name `to` too, failing if `to` exists (a hard
+/// link: the one way to name a file exclusively). On a file system without hard
+/// links (FAT, some network and FUSE mounts) it renames instead, which replaces
+/// what `to` names: callers use it where `to` is a name of their own or a rare race
+/// costs only work done twice.
+pub(crate) fn link_new(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::hard_link(from, to).or_else(|e| match e.raw_os_error() {
+        Some(libc::EPERM | libc::EOPNOTSUPP | libc::ENOSYS) => std::fs::rename(from, to),
+        _ => Err(e),
+    })
+}
+
 /// Removes the `.tmp` files an interrupted writer left in `dir` (not recursive).
 /// Only for a directory this process holds the lock of.
 pub(crate) fn remove_tmp_files(dir: &Path) -> std::io::Result<()> {

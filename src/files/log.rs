@@ -78,43 +78,14 @@ impl TsvLog {
 
     /// The whole text, the sealed lines first; empty when there is no log yet.
     pub(crate) fn read(&self) -> std::io::Result<String> {
-        let open = text_if_any(&self.path, MAX_LOG)?.unwrap_or_default();
-        let Some(mut text) = sealed_text(&self.path)? else {
-            return Ok(open);
-        };
-        // The open part begun after a seal starts with the header again.
-        let lines = open
-            .strip_prefix(self.header)
-            .and_then(|rest| rest.strip_prefix('\n'))
-            .unwrap_or(&open);
-        if text.len() + lines.len() > MAX_LOG as usize {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::FileTooLarge,
-                format!("{}: more than {MAX_LOG} bytes", self.path.display()),
-            ));
-        }
-        text.push_str(lines);
-        Ok(text)
+        read_log(&self.path)
     }
 
     /// Appends `line` (without its newline), after the header if the log is new.
     pub(crate) fn append(&self, line: &str) -> std::io::Result<()> {
         let _one = self.lock.lock().expect("the log lock is not poisoned");
-        let new = !self.path.exists();
-        // Appended in place (other processes append too), so never through a link
-        // planted at its name, and only to a regular file.
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&self.path)?;
-        if !f.metadata()?.is_file() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "not a regular file: not appended to",
-            ));
-        }
-        let text = if new {
+        let mut f = open_locked(&self.path, true)?.expect("created");
+        let text = if f.metadata()?.len() == 0 {
             format!("{}\n{line}\n", self.header)
         } else {
             format!("{line}\n")
@@ -124,29 +95,91 @@ impl TsvLog {
     }
 }
 
+/// The whole text of the log at `path` (a lemma directory's `jobs.tsv`, `tree.tsv`
+/// or `checked.tsv`): its sealed part's lines (`NAME.zst`), then its open part's;
+/// empty when there is neither.
+///
+/// # Errors
+///
+/// A part that cannot be read, is not a regular file or is larger than 1 GiB; a
+/// sealed part that does not decompress or whose checksum fails.
+pub fn read_log(path: &Path) -> std::io::Result<String> {
+    let open = text_if_any(path, MAX_LOG)?.unwrap_or_default();
+    let sealed = sealed_text(path)?.unwrap_or_default();
+    combine(path, sealed, &open)
+}
+
+/// The log's text from its sealed part and its open part. Each part starts with
+/// its header line; an open part under another header than the sealed part's (a
+/// record of another version of fanotb, begun after the seal) replaces it.
+fn combine(path: &Path, mut sealed: String, open: &str) -> std::io::Result<String> {
+    let first = |t: &str| t.split('\n').next().unwrap_or("").to_string();
+    if sealed.is_empty() || (!open.is_empty() && first(open) != first(&sealed)) {
+        return Ok(open.to_string());
+    }
+    let lines = open.split_once('\n').map_or("", |(_, rest)| rest);
+    // A last line cut short stays a line of its own.
+    if !sealed.ends_with('\n') {
+        sealed.push('\n');
+    }
+    if sealed.len() + lines.len() > MAX_LOG as usize {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("{}: more than {MAX_LOG} bytes", path.display()),
+        ));
+    }
+    sealed.push_str(lines);
+    Ok(sealed)
+}
+
+/// The open part of the log at `path`, opened to append (created if `create`, else
+/// `None` if there is none) and locked (`flock`, exclusive): appenders and `seal`
+/// take turns. Never through a link planted at its name, and only a regular file;
+/// a file `seal` removed while this one waited for the lock is opened again.
+fn open_locked(path: &Path, create: bool) -> std::io::Result<Option<std::fs::File>> {
+    use std::os::unix::fs::MetadataExt;
+    loop {
+        let f = match std::fs::OpenOptions::new()
+            .create(create)
+            .append(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)
+        {
+            Err(e) if !create && e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            r => r?,
+        };
+        let meta = f.metadata()?;
+        if !meta.is_file() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file: not appended to",
+            ));
+        }
+        f.lock()?;
+        let named = std::fs::symlink_metadata(path);
+        if named.is_ok_and(|m| (m.dev(), m.ino()) == (meta.dev(), meta.ino())) {
+            return Ok(Some(f));
+        }
+    }
+}
+
 /// Folds the open part of the log at `path` into its sealed part (`NAME.zst`),
-/// written whole or not at all, then removes the open part; for a lemma directory
-/// no process writes to (`pack-lemmas`). Returns the bytes of the log before and
-/// after, `None` when there is no open part to fold. A fold cut between its two
-/// steps leaves the open lines in both parts: read twice, which the logs' readers
-/// take as once.
+/// written whole or not at all, then removes the open part, holding the open
+/// part's lock throughout: a line appended meanwhile waits, then goes to a new open
+/// part. Returns the bytes of the log before and after, `None` when there is no
+/// open part to fold. A fold cut between its two steps leaves the open lines in
+/// both parts: read twice, which the logs' readers take as once.
 pub(crate) fn seal(path: &Path) -> std::io::Result<Option<(u64, u64)>> {
-    let Some(open) = text_if_any(path, MAX_LOG)? else {
+    let Some(held) = open_locked(path, false)? else {
         return Ok(None);
     };
+    let open = crate::files::read::read_text_bounded(path, MAX_LOG)?;
     let old = sealed_text(path)?;
-    let before = std::fs::metadata(path)?.len()
+    let before = held.metadata()?.len()
         + old
             .as_ref()
             .map_or(Ok(0), |_| std::fs::metadata(sealed(path)).map(|m| m.len()))?;
-    let mut text = old.unwrap_or_default();
-    // The open part's own header line when the sealed part has one already.
-    let (first, rest) = open.split_once('\n').unwrap_or((&open, ""));
-    if text.is_empty() || text.lines().next() != Some(first) {
-        text.push_str(&open);
-    } else {
-        text.push_str(rest);
-    }
+    let text = combine(path, old.unwrap_or_default(), &open)?;
     // With zstd's checksum of the content: a flipped byte is an error, never
     // other lines.
     let mut z = zstd::bulk::Compressor::new(19)?;
@@ -154,6 +187,7 @@ pub(crate) fn seal(path: &Path) -> std::io::Result<Option<(u64, u64)>> {
     let packed = z.compress(text.as_bytes())?;
     crate::files::durable::replace_file(&sealed(path), |f| f.write_all(&packed))?;
     std::fs::remove_file(path)?;
+    drop(held);
     Ok(Some((before, packed.len() as u64)))
 }
 
@@ -204,5 +238,28 @@ mod tests {
         std::fs::write(&z, &bytes).unwrap();
         let e = log.read().unwrap_err();
         assert!(e.to_string().contains("damaged sealed log"), "{e}");
+    }
+
+    /// A log sealed under one header and continued under another (a new version's
+    /// record): the new part alone is read, and sealing keeps it alone.
+    #[test]
+    fn a_new_header_replaces_the_sealed_part() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = TsvLog::new(dir.path(), "x.tsv", "version 1");
+        old.append("old line").unwrap();
+        seal(old.path()).unwrap().unwrap();
+        let new = TsvLog::new(dir.path(), "x.tsv", "version 2");
+        assert_eq!(
+            new.read().unwrap(),
+            "version 1\nold line\n",
+            "not yet replaced"
+        );
+        new.append("new line").unwrap();
+        assert_eq!(new.read().unwrap(), "version 2\nnew line\n");
+        seal(new.path()).unwrap().unwrap();
+        assert_eq!(new.read().unwrap(), "version 2\nnew line\n");
+        // Back to the old version: its open part, under its header, replaces in turn.
+        old.append("old again").unwrap();
+        assert_eq!(old.read().unwrap(), "version 1\nold again\n");
     }
 }

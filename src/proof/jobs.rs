@@ -334,7 +334,7 @@ impl JobClaim {
                     if !dead {
                         // Another worker's fresh claim: back in its place, unless a
                         // third has taken the place meanwhile.
-                        let _ = std::fs::hard_link(&aside, &path);
+                        let _ = crate::files::durable::link_new(&aside, &path);
                     }
                     let _ = std::fs::remove_file(&aside);
                     if !dead {

@@ -147,6 +147,28 @@ pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
 }
 
 #[derive(Args)]
+pub struct ReadLogArgs {
+    /// The log, by the name of its open part (with or without it, and with or
+    /// without its sealed part). Example: proofs/tsivy/lemmas/tree.tsv.
+    pub log: PathBuf,
+}
+
+/// Prints the log's whole text; a log with neither part is an error.
+pub fn read_log_command(a: &ReadLogArgs) -> Result<()> {
+    let text = fanotb::read_log(&a.log).map_err(|e| format!("{}: {e}", a.log.display()))?;
+    if text.is_empty() {
+        return Err(format!(
+            "{}: no such log (nor {}.zst)",
+            a.log.display(),
+            a.log.display()
+        )
+        .into());
+    }
+    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+    Ok(())
+}
+
+#[derive(Args)]
 pub struct RecodeLemmasArgs {
     /// The lemma directory read. Example: proofs/tsivy/lemmas.
     pub dir: PathBuf,

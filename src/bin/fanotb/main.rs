@@ -132,9 +132,15 @@ enum Command {
     )]
     CheckProof(check_proof::CheckProofArgs),
     /// Pack a lemma directory: every loose lemma file and every pack no search is
-    /// writing, into one pack of large segments (docs/PROOF.md, "Lemma packs").
+    /// writing into one pack of large segments, keeping the largest packs as they
+    /// are while each is twice the rest (--all: into one), and seal its logs
+    /// (docs/PROOF.md, "Lemma packs").
     #[command(after_help = "Example: fanotb pack-lemmas proofs/tsivy/lemmas")]
     PackLemmas(lemmas::PackLemmasArgs),
+    /// Print a lemma directory's log (jobs.tsv, tree.tsv or checked.tsv) whole: the
+    /// lines pack-lemmas sealed (NAME.zst), then those appended since.
+    #[command(after_help = "Example: fanotb read-log proofs/tsivy/lemmas/tree.tsv")]
+    ReadLog(lemmas::ReadLogArgs),
     /// Rewrite a lemma directory in the newest format (version 4: proofs as their
     /// moves) into one pack, with the certificates that rely on it (--root).
     #[command(
@@ -249,6 +255,7 @@ fn run(cmd: Command, json: bool) -> Result<()> {
         Command::Prove(a) => print(&prove::prove_command(a, json)?, json),
         Command::CheckProof(a) => print(&check_proof::check_proof_command(a)?, json),
         Command::PackLemmas(a) => print(&lemmas::pack_lemmas_command(&a)?, json),
+        Command::ReadLog(a) => lemmas::read_log_command(&a)?,
         Command::RecodeLemmas(a) => print(&lemmas::recode_lemmas_command(&a)?, json),
         Command::BundleProof(a) => print(&lemmas::bundle_proof_command(&a)?, json),
         Command::ProveJobs(a) => prove::prove_jobs_command(a, json)?,
