@@ -268,7 +268,13 @@ impl LemmaDir {
             report.kept = geometric(&mut taken, &loose)?;
         }
         let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
-        let mut seen = rustc_hash::FxHashSet::default();
+        // A lemma a kept pack holds already is not copied into the new one.
+        let mut seen: rustc_hash::FxHashSet<u64> = self
+            .packs
+            .iter()
+            .filter(|p| report.kept.iter().any(|k| k == p.path()))
+            .flat_map(|p| p.lemmas().iter().map(|l| l.lemma.checksum))
+            .collect();
         for path in &loose {
             // A version 3 lemma is read block by block, never whole: it stays a
             // file of its own.
@@ -828,11 +834,13 @@ mod tests {
         let big = LemmaDir::open(d).unwrap().packs[0].path().to_path_buf();
         write(d, 300..310);
         write(d, 310..320);
+        // Two lemmas the big pack holds already: not copied again.
+        write(d, 0..2);
         let want = all_sums(d);
         let r = pack_lemmas(d, Packing::Geometric).unwrap();
         assert_eq!(
             (r.kept.clone(), r.packs, r.lemmas),
-            (vec![big.clone()], 2, 20)
+            (vec![big.clone()], 3, 20)
         );
         assert!(big.exists());
         assert_eq!(all_sums(d), want);
