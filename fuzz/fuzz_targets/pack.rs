@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use fanotb::{Board, CheckOptions, Signature, check_proofs, pack_lemmas};
+use fanotb::{Board, CheckOptions, Packing, Signature, check_proofs, pack_lemmas};
 use libfuzzer_sys::fuzz_target;
 
 /// The table directory (every material on 3x3), built once per process.
@@ -34,7 +34,7 @@ fuzz_target!(|bytes: &[u8]| {
     if let Err(e) = check_proofs(&[pack], dir, &opts) {
         let _ = e.to_string();
     }
-    if let Err(e) = pack_lemmas(&lemmas) {
+    if let Err(e) = pack_lemmas(&lemmas, Packing::All) {
         let _ = e.to_string();
     }
 });
