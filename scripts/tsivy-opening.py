@@ -3,7 +3,8 @@
 each of White's first moves, and after each of Black's replies (the two-ply table).
 
   scripts/tsivy-opening.py run TABLES [--minutes M] [--k K] [--max-nodes N]
-                                      [--workers W] [--plies 1,2] [--only LINE]
+                                      [--workers W] [--plies 1,2] [--only LINE]...
+                                      [--mover-only]
   scripts/tsivy-opening.py table
 
 `run` asks each position's open questions ("does White win?", "does Black win?") in
@@ -12,7 +13,8 @@ for at most M minutes (default 10; 0: only what the store answers already), with
 leaves of N nodes (default 50,000, the best budget measured: docs/guide/proofs.md),
 over the tables of up to K stones (default 7), W workers (default 2); the one-ply
 positions first, then the replies in the order of the first moves' importance (the
-drawing moves first). Every run is appended to proofs/tsivy/opening/runs.tsv (its
+drawing moves first); `--only` (repeated) keeps the lines named, `--mover-only`
+asks only the side to move's win (a quick pass for replies that lose at once). Every run is appended to proofs/tsivy/opening/runs.tsv (its
 answer, the root's numbers, nodes, seconds, peak memory, commit and date), so a
 later run, here or on another machine, skips what is answered and goes on from the
 lemmas and the leaves' log. A position whose value is known gets its certificate,
@@ -198,10 +200,12 @@ def run(args):
     if "FANOTB" not in os.environ:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     plies = {int(p) for p in args.plies.split(",")}
-    todo = [(l, p) for l, p in lines(plies) if not args.only or l == args.only]
-    if not todo:
-        sys.exit(f"no position {args.only!r} at plies {args.plies}: a line is the "
-                 "first move, then a space and the reply")
+    every = lines(plies)
+    unknown = set(args.only or []) - {l for l, _ in every}
+    if unknown:
+        sys.exit(f"no position {sorted(unknown)[0]!r} at plies {args.plies}: a line is "
+                 "the first move, then a space and the reply")
+    todo = [(l, p) for l, p in every if not args.only or l in args.only]
     # What the lemmas answer already, for every position, before any search.
     for line, position in todo:
         for attacker in ("white", "black"):
@@ -214,7 +218,8 @@ def run(args):
         # The side to move's own win first: a reply that blunders is lost quickly.
         mover = "white" if position.endswith(" w") else "black"
         settled = False
-        for attacker in (mover, "black" if mover == "white" else "white"):
+        other = "black" if mover == "white" else "white"
+        for attacker in (mover,) if args.mover_only else (mover, other):
             known = answers(read_runs(), position)
             if value(known) or attacker.capitalize() in known:
                 continue
@@ -266,8 +271,11 @@ def main():
     r.add_argument("--workers", type=int, default=2, help="leaf searches at once (default 2)")
     r.add_argument("--plies", default="1,2",
                    help="the plies to work on: 1, 2 or 1,2 (default)")
-    r.add_argument("--only", metavar="LINE",
-                   help='one position, by its moves: "e2-e3A" or "f2-e3A c3-d4W"')
+    r.add_argument("--only", metavar="LINE", action="append",
+                   help='a position, by its moves: "e2-e3A" or "f2-e3A c3-d4W"; '
+                        "repeated, several (default: every one)")
+    r.add_argument("--mover-only", action="store_true",
+                   help="ask only whether the side to move wins")
     sub.add_parser("table", help="print the README's table")
     args = p.parse_args()
     if args.cmd == "run":  # a relative TABLES names a place before the chdir
