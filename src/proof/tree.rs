@@ -569,12 +569,14 @@ pub fn prove_tree(
         .iter()
         .map(|&c| (tree[c].pos, tree[c].pn, tree[c].dn))
         .collect();
-    let now = Lemmas::load_checked(&opts.lemmas, &values)?;
+    // What other runs on the store wrote meanwhile, read and checked (not the
+    // whole store again): the root's other answer may be among it.
+    run.lemmas.refresh_checked(&opts.lemmas, &values)?;
     Ok(TreeReport {
         attacker_wins,
         progress: last,
-        root: root_from_lemmas(&opts.lemmas, &now, root)?,
-        lemmas_refused: now.refused().to_vec(),
+        root: root_from_lemmas(&opts.lemmas, &run.lemmas, root)?,
+        lemmas_refused: run.lemmas.refused().to_vec(),
         moves,
     })
 }
