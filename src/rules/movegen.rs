@@ -478,7 +478,12 @@ impl Position {
     /// The number of distinct positions the legal moves lead to: `successors().len()`
     /// without building them.
     pub fn successor_count(&self) -> usize {
-        successor_count_in(self.board(), self.us(), self.them(), &mut Vec::new())
+        // One buffer a thread: the searches count the moves of every new position.
+        thread_local! {
+            static RESULTS: std::cell::RefCell<Vec<(u64, u64)>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        RESULTS.with_borrow_mut(|res| successor_count_in(self.board(), self.us(), self.them(), res))
     }
 
     /// Whether the side to move has lost: no stones, or no legal move.
