@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two fanotb binaries growing the same first-level tree side by side: "does
-# ATTACKER win at POSITION?" for EXPANSIONS expansions over a fresh copy of the
-# committed lemma store (its leaves' log left out, so that every leaf is
-# searched), one worker, 50,000-node leaves over the tables of up to 7 stones,
+# ATTACKER win at POSITION?" for EXPANSIONS expansions, each over a fresh copy of
+# the lemma store proofs/tsivy/lemmas as it was when the script started (its
+# leaves' log left out, so that every leaf is searched), one worker, 50,000-node leaves over the tables of up to 7 stones,
 # alternating runs so that the machine's drift falls on both alike. The lemma
 # store is the tree workload's own: a leaf search probes it at every child.
 # Prints each run's nodes, seconds and nodes per second; equal searches grow the
@@ -19,13 +19,15 @@ rounds=${7:-2}
 cd "$(dirname "$0")/.."
 work=$(mktemp -d /tmp/fanotb-tree.XXXX)
 trap 'rm -rf "$work"' EXIT
+# One snapshot for every run: a search running meanwhile adds to the store.
+mkdir "$work/snapshot"
+find proofs/tsivy/lemmas -maxdepth 1 -type f ! -name 'tree.tsv*' ! -name '.*' \
+  -exec cp {} "$work/snapshot/" \;
 printf '%-6s %-4s %14s %9s %10s\n' round bin nodes seconds nodes/s
 for r in $(seq "$rounds"); do
   for which in old new; do
     rm -rf "$work/store"
-    mkdir "$work/store"
-    find proofs/tsivy/lemmas -maxdepth 1 -type f ! -name 'tree.tsv*' ! -name '.*' \
-      -exec cp {} "$work/store/" \;
+    cp -r "$work/snapshot" "$work/store"
     # Not answered within the expansions: exit 1, the report printed all the same.
     { "${!which}" --json prove-tree tsivy --position "$position" --attacker "$attacker" \
       --lemmas "$work/store" --workers 1 --max-table-stones 7 --max-nodes 50000 \
