@@ -444,8 +444,8 @@ pub fn prove_jobs(
         });
         let lemmas = Lemmas::load_checked(&opts.lemmas, &values)?;
         for r in lemmas.refused() {
-            if !refused.contains(r) {
-                refused.push(r.clone());
+            if !refused.contains(&r) {
+                refused.push(r);
             }
         }
         // The lemmas elsewhere than this level: what a job's attempt is compared by

@@ -31,8 +31,9 @@ pub struct Lemmas {
     /// The checksums of the lemma files read or added, so that `refresh` reads
     /// only the files written since.
     files: FxHashSet<u64>,
-    /// The lemma files refused by `refresh_checked`: the file's name and why.
-    refused: Vec<(String, String)>,
+    /// The lemma files refused by `refresh_checked`: the file's checksum, its
+    /// name and why.
+    refused: Vec<(u64, String, String)>,
 }
 
 /// log2 of the bits of `Lemmas::present`: 512 KiB, a false hit in twenty at
@@ -107,6 +108,10 @@ impl Lemmas {
             source,
         };
         let (lemma_dir, sums) = self.unread(dir)?;
+        // A file refused before is judged again (a lemma it relies on may have
+        // come since): its old refusal goes.
+        let again: FxHashSet<u64> = sums.iter().copied().collect();
+        self.refused.retain(|(sum, _, _)| !again.contains(sum));
         let log = TsvLog::new(dir, CHECKED_LOG, checked_header());
         let recorded: FxHashSet<u64> = match log.read() {
             Ok(text) if text.lines().next() == Some(checked_header()) => text
@@ -142,8 +147,11 @@ impl Lemmas {
             match lemma_dir.read(sum) {
                 Err(e) => {
                     self.files.insert(sum);
-                    self.refused
-                        .push((crate::certificate::lemma_file_name(sum), e.to_string()));
+                    self.refused.push((
+                        sum,
+                        crate::certificate::lemma_file_name(sum),
+                        e.to_string(),
+                    ));
                 }
                 Ok(None) => {}
                 Ok(Some((cert, _))) if cert.root.board() != tables.board() => {
@@ -181,17 +189,18 @@ impl Lemmas {
                         checker.trust(l);
                         self.add(l);
                     }
-                    Err(why) => self.refused.push((name, why)),
+                    Err(why) => self.refused.push((sum, name, why)),
                 }
             }
         }
-        for (name, cert, _) in waiting {
+        for (name, cert, sum) in waiting {
             let missing = cert
                 .lemmas
                 .iter()
                 .find(|l| !checker.trusts(l.checksum))
                 .map_or_else(String::new, |l| l.file_name());
             self.refused.push((
+                sum,
                 name,
                 format!("it relies on lemma {missing}, which is missing, refused or on a cycle"),
             ));
@@ -203,8 +212,11 @@ impl Lemmas {
     }
 
     /// The lemma files refused so far, with the reason: each name once.
-    pub fn refused(&self) -> &[(String, String)] {
-        &self.refused
+    pub fn refused(&self) -> Vec<(String, String)> {
+        self.refused
+            .iter()
+            .map(|(_, name, why)| (name.clone(), why.clone()))
+            .collect()
     }
 
     /// Reads the lemmas of `dir` not read or added yet (another worker's, written
@@ -217,6 +229,10 @@ impl Lemmas {
     /// the error names the file to remove.
     fn refresh(&mut self, dir: &Path, board: &'static Board) -> Result<usize, CertificateError> {
         let (lemma_dir, sums) = self.unread(dir)?;
+        // A file refused before is judged again (a lemma it relies on may have
+        // come since): its old refusal goes.
+        let again: FxHashSet<u64> = sums.iter().copied().collect();
+        self.refused.retain(|(sum, _, _)| !again.contains(sum));
         for &checksum in &sums {
             let Some((cert, name)) = lemma_dir.read(checksum)? else {
                 continue;

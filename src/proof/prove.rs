@@ -186,7 +186,7 @@ pub fn prove(
         table_seconds,
         search_seconds: t1.elapsed().as_secs_f64(),
         lemmas_loaded: lemmas.len(),
-        lemmas_refused: lemmas.refused().to_vec(),
+        lemmas_refused: lemmas.refused(),
     })
 }
 

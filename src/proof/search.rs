@@ -28,7 +28,8 @@ const MAX_REPAIRS: usize = 8;
 /// Nodes whose children a search keeps, so that a node visited again does not
 /// generate its moves, probe its children and count their moves again (df-pn
 /// comes back to the same nodes many times); the cache is emptied when full.
-/// About 700 bytes a node on tsivy: at most some 45 MB a search.
+/// About 700 bytes a node on tsivy on average (some 45 MB a search when full; a
+/// node of many moves takes more).
 const CHILDREN_CACHED: usize = 1 << 16;
 
 /// A position as a transposition-table key: White's stones with the side to move in

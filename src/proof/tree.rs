@@ -576,7 +576,7 @@ pub fn prove_tree(
         attacker_wins,
         progress: last,
         root: root_from_lemmas(&opts.lemmas, &run.lemmas, root)?,
-        lemmas_refused: run.lemmas.refused().to_vec(),
+        lemmas_refused: run.lemmas.refused(),
         moves,
     })
 }
