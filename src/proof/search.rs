@@ -584,7 +584,9 @@ mod tests {
 
     /// Keeping a node's children is a cache and nothing more: without it, with
     /// room for one node (emptied at every new node) and with the default room, a
-    /// search expands the same nodes to the same numbers and the same verdict.
+    /// search expands the same nodes to the same numbers and the same verdict,
+    /// over lemmas too (one at the root, which the search leaves out, and some
+    /// three plies down: claims taken as given here, unchecked).
     #[test]
     fn the_children_cache_changes_nothing_the_search_finds() {
         let dir = tempfile::tempdir().unwrap();
@@ -594,13 +596,31 @@ mod tests {
             ..ProveOptions::default()
         };
         let (tables, _) = prepare_tables(dir.path(), &root, &opts, |_| {}).unwrap();
-        let lemmas = Lemmas::none();
+        let mut lemmas = Lemmas::none();
+        let last = |p: &Position| *p.successors().last().expect("a move");
+        let deeper = last(&last(&root)).successors();
+        let given = [(root, Color::Black, Claim::Win)].into_iter().chain(
+            deeper
+                .iter()
+                .take(2)
+                .map(|p| (*p, p.turn(), Claim::NotLose)),
+        );
+        for (checksum, (position, side, claim)) in given.enumerate() {
+            lemmas.add(LemmaRef {
+                position,
+                side,
+                claim,
+                checksum: checksum as u64,
+            });
+        }
         let stop = AtomicBool::new(false);
         let progress = |_: &SearchProgress| {};
+        let no_lemmas = Lemmas::none();
+        let mut lemmas_mattered = false;
         for attacker in [Color::White, Color::Black] {
-            let run = |cap| {
+            let run_over = |lemmas, cap| {
                 let mut d = Dfpn::new(
-                    (&tables, &lemmas),
+                    (&tables, lemmas),
                     &root,
                     attacker,
                     Limits::default(),
@@ -613,7 +633,9 @@ mod tests {
                 tt.sort_unstable();
                 (verdict, d.nodes, tt)
             };
+            let run = |cap| run_over(&lemmas, cap);
             let reference = run(0);
+            lemmas_mattered |= run_over(&no_lemmas, CHILDREN_CACHED).1 != reference.1;
             assert!(reference.0.is_some(), "decided");
             assert!(
                 reference.1 > 1000,
@@ -623,5 +645,9 @@ mod tests {
             assert_eq!(run(1), reference);
             assert_eq!(run(CHILDREN_CACHED), reference);
         }
+        assert!(
+            lemmas_mattered,
+            "the lemmas three plies down changed no search"
+        );
     }
 }
