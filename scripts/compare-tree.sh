@@ -2,8 +2,9 @@
 # Two fanotb binaries growing the same first-level tree side by side: "does
 # ATTACKER win at POSITION?" for EXPANSIONS expansions, each over a fresh copy of
 # the lemma store proofs/tsivy/lemmas as it was when the script started (its
-# leaves' log left out, so that every leaf is searched), one worker, 50,000-node leaves over the tables of up to 7 stones,
-# alternating runs so that the machine's drift falls on both alike. The lemma
+# leaves' log left out, so that every leaf is searched), one worker, 50,000-node
+# leaves over the tables of up to 7 stones, alternating runs so that the machine's
+# drift falls on both alike. The lemma
 # store is the tree workload's own: a leaf search probes it at every child.
 # Prints each run's nodes, seconds and nodes per second; equal searches grow the
 # same tree, so their nodes must be equal.

@@ -14,7 +14,8 @@ leaves of N nodes (default 50,000, the best budget measured: docs/guide/proofs.m
 over the tables of up to K stones (default 7), W workers (default 2); the one-ply
 positions first, then the replies in the order of the first moves' importance (the
 drawing moves first); `--only` (repeated) keeps the lines named, `--mover-only`
-asks only the side to move's win (a quick pass for replies that lose at once). Every run is appended to proofs/tsivy/opening/runs.tsv (its
+asks only the side to move's win (a quick pass for replies that lose at once).
+Every run is appended to proofs/tsivy/opening/runs.tsv (its
 answer, the root's numbers, nodes, seconds, peak memory, commit and date), so a
 later run, here or on another machine, skips what is answered and goes on from the
 lemmas and the leaves' log. A position whose value is known gets its certificate,

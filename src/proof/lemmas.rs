@@ -297,14 +297,19 @@ impl Lemmas {
     /// The lemmas at `pos`.
     pub fn at(&self, pos: &Position) -> &[LemmaRef] {
         let key = Key::of(pos);
-        let bit = present_bit(key);
-        // A bit left set by `remove` only costs the probe.
-        match self.present.get(bit / 64) {
-            Some(w) if w & (1 << (bit % 64)) != 0 => {
-                self.by_key.get(&key).map_or(&[], Vec::as_slice)
-            }
-            _ => &[],
+        if !self.may_hold(key) {
+            return &[];
         }
+        self.by_key.get(&key).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `key`'s bit is set: false means no lemma there (a bit left set by
+    /// `remove`, or shared with another position, only costs a probe of the map).
+    fn may_hold(&self, key: Key) -> bool {
+        let bit = present_bit(key);
+        self.present
+            .get(bit / 64)
+            .is_some_and(|w| w & (1 << (bit % 64)) != 0)
     }
 
     /// What the lemmas settle of "does `attacker` win at `pos`?": yes when one
@@ -442,10 +447,7 @@ mod tests {
         assert!(with.iter().all(|p| lemmas.at(p).len() == 2));
         assert!(with.iter().all(|p| lemmas.at(p)[0].position == *p));
         assert!(without.iter().all(|p| lemmas.at(p).is_empty()));
-        let shares = |p: &Position| {
-            let bit = present_bit(Key::of(p));
-            lemmas.present[bit / 64] & (1 << (bit % 64)) != 0
-        };
+        let shares = |p: &Position| lemmas.may_hold(Key::of(p));
         assert!(without.iter().any(shares), "no false hit was tried");
         assert_eq!(lemmas.remove(&with[0]).len(), 2);
         assert!(lemmas.at(&with[0]).is_empty());
