@@ -17,6 +17,10 @@ position=${4:?usage}
 attacker=${5:?usage}
 expansions=${6:-30}
 rounds=${7:-2}
+for bin in "$old" "$new"; do
+  [ -x "$bin" ] || { echo "compare-tree.sh: $bin is not an executable fanotb" >&2; exit 1; }
+done
+[ -d "$tables" ] || { echo "compare-tree.sh: no table directory $tables" >&2; exit 1; }
 cd "$(dirname "$0")/.."
 work=$(mktemp -d /tmp/fanotb-tree.XXXX)
 trap 'rm -rf "$work"' EXIT
@@ -36,7 +40,11 @@ for r in $(seq "$rounds"); do
       python3 -c 'import sys
 sys.path.insert(0, "scripts")
 from fanotb_json import objects
-r = [o for o in objects(sys.stdin.read()) if "attacker" in o][-1]
+found = objects(sys.stdin.read())
+reports = [o for o in found if "attacker" in o]
+if not reports:
+    sys.exit("prove-tree gave no report: " + str([o.get("error") for o in found]))
+r = reports[-1]
 print(r["nodes"], round(r["seconds"], 1), round(r["nodes"] / r["seconds"]))' |
       { read -r nodes secs rate; printf '%-6s %-4s %14s %9s %10s\n' "$r" "$which" "$nodes" "$secs" "$rate"; }
   done
