@@ -234,6 +234,9 @@ fn an_oversized_lemma_file_is_refused_unread() {
 /// A lemma directory of version 2 files (positions listed) and a certificate over
 /// it, rewritten by `recode_lemmas`: one pack of version 4 lemmas, a fraction of
 /// the bytes, and the certificate renamed to them checks as before (dimy's draw).
+/// The lemmas are stored uncompressed and the pack compresses them together: 15,911
+/// bytes become 1,366 (2,140 when each lemma was compressed alone and the index
+/// not at all).
 #[test]
 fn a_lemma_directory_recoded_into_a_pack_proves_the_same() {
     let board = Board::get(5, 5).unwrap();
@@ -278,7 +281,7 @@ fn a_lemma_directory_recoded_into_a_pack_proves_the_same() {
     assert_eq!(r.lemmas, loose);
     assert_eq!(r.compact, r.lemmas, "every lemma as moves");
     assert!(
-        r.bytes_after * 4 < r.bytes_before,
+        r.bytes_after * 9 < r.bytes_before,
         "{} -> {}",
         r.bytes_before,
         r.bytes_after

@@ -191,6 +191,32 @@ fn dimy_tree(attacker: &str, lemmas: &str, dir: &str, extra: &[&str]) -> Vec<Str
 /// `prove-tree`: a run cut short exits non-zero and says how to go on; the two
 /// questions answered "no" write the root's draw certificate, which checks, and
 /// `prove-jobs` over the same lemmas knows the root without a search.
+/// `read-log | head`: a reader that stops early ends the print quietly, as for
+/// every other report (no "Broken pipe" error, exit 0).
+#[test]
+fn read_log_into_a_closed_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("tree.tsv");
+    std::fs::write(
+        &log,
+        "attacker\tnodes\n".to_string() + &"White\t1\n".repeat(100_000),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fanotb"))
+        .args(["read-log", log.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 8];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    assert_eq!(&first, b"attacker");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
 #[test]
 fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     let dir = tempfile::tempdir().unwrap();

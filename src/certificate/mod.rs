@@ -395,13 +395,22 @@ impl Certificate {
     }
 
     /// The file's bytes: version 4 (the proofs as their moves) when it holds the
-    /// certificate exactly, else version 1 or 2.
+    /// certificate exactly, else version 1 or 2. A lemma's payload is stored, not
+    /// compressed: lemmas live in packs, which compress them together.
     pub fn to_bytes(&self) -> Vec<u8> {
         let (version, payload) = match self.compact_payload() {
             Some(p) => (compact::COMPACT, p),
             None => (self.version(), self.payload()),
         };
-        Certificate::frame(version, &payload)
+        if matches!(self.proves, Proves::Lemma(..)) {
+            Certificate::framed(
+                version,
+                &payload,
+                crate::files::compressed::stored(&payload),
+            )
+        } else {
+            Certificate::frame(version, &payload)
+        }
     }
 
     /// The file's bytes in the positions' format, version 1 or 2 (`version`), as
@@ -413,7 +422,13 @@ impl Certificate {
 
     /// A payload of `version` framed: magic, version, sizes, compressed, sealed.
     fn frame(version: u32, payload: &[u8]) -> Vec<u8> {
-        let packed = zstd::bulk::compress(payload, ZSTD_LEVEL).expect("zstd compresses memory");
+        let packed = crate::files::compressed::compress_within(payload, ZSTD_LEVEL, MAX_RATIO)
+            .expect("zstd compresses memory");
+        Certificate::framed(version, payload, packed)
+    }
+
+    /// A payload of `version` framed with its zstd frames `packed`.
+    fn framed(version: u32, payload: &[u8], packed: Vec<u8>) -> Vec<u8> {
         let mut v = MAGIC.to_vec();
         v.extend_from_slice(&version.to_le_bytes());
         put_u64(&mut v, payload.len() as u64);

@@ -16,18 +16,22 @@ use super::{CertificateError, LemmaRef, PayloadFields, claim_byte, color_byte, p
 use crate::files::bytes::{Fields, Reader, u64_at};
 use crate::rules::board::Board;
 
-/// A pack's first bytes: magic, then the format version (u32, 1).
+/// A pack's first bytes: magic, then the format version (u32): 2 is written, 1 (an
+/// index not compressed) is read too.
 pub(super) const MAGIC: [u8; 8] = *b"FNLPACK\n";
-pub(super) const VERSION: u32 = 1;
-/// A segment's head: the number of lemmas (u32), the raw and packed sizes (u64 each).
-const SEGMENT_HEAD: usize = 4 + 8 + 8;
+pub(super) const VERSION: u32 = 2;
+/// A segment's head: the number of lemmas (u32), the raw and packed sizes (u64 each),
+/// and from version 2 the index's packed size (u32).
+const SEGMENT_HEAD_V1: usize = 4 + 8 + 8;
+const SEGMENT_HEAD: usize = SEGMENT_HEAD_V1 + 4;
 /// An index record: checksum (u64), offset and length in the raw bytes (u64, u32),
 /// board columns and rows (u8 each), position (8, 8, 1), side and claim (u8 each).
 const RECORD: usize = 8 + 8 + 4 + 2 + 17 + 2;
 /// The largest pack read (it is read whole).
 const MAX_PACK: u64 = 4 << 30;
 /// The most lemmas a segment holds, and how much larger than its compressed form
-/// its raw bytes may claim to be (lemma files are compressed already).
+/// its raw bytes may claim to be (lemmas compress about 5:1 together; a writer pads
+/// a segment that compresses better, so that it never writes what readers refuse).
 const MAX_SEGMENT_LEMMAS: u32 = 1 << 20;
 const MAX_RATIO: u64 = 64;
 
@@ -46,6 +50,7 @@ pub(crate) struct Packed {
 /// A pack read: its segments' compressed bytes and the index of their lemmas.
 #[derive(Debug)]
 pub(crate) struct Pack {
+    version: u32,
     path: PathBuf,
     bytes: Vec<u8>,
     /// Each segment's compressed frame: offset and length in `bytes`, raw size.
@@ -79,10 +84,14 @@ impl Pack {
         if bytes.len() < 12 || bytes[..8] != MAGIC {
             return Err(damaged("not a lemma pack (bad magic bytes)"));
         }
-        if crate::files::bytes::u32_at(&bytes, 8) != VERSION {
-            return Err(damaged("a lemma pack of another format version"));
+        let version = crate::files::bytes::u32_at(&bytes, 8);
+        if !(1..=VERSION).contains(&version) {
+            return Err(damaged(&format!(
+                "a lemma pack of format version {version}; this build reads versions 1 to {VERSION}"
+            )));
         }
         let mut pack = Pack {
+            version,
             path: path.into(),
             bytes: Vec::new(),
             segments: Vec::new(),
@@ -119,12 +128,27 @@ impl Pack {
         let n = head.u32().map_err(short)?;
         let raw = head.u64().map_err(short)?;
         let packed = head.u64().map_err(short)?;
+        let records = n as usize * RECORD;
+        // Version 1 holds its index as it is, version 2 compressed.
+        let index_len = match self.version {
+            1 => records,
+            _ => head.u32().map_err(short)? as usize,
+        };
         // Crafted sizes are refused before any sum is made of them.
-        if n > MAX_SEGMENT_LEMMAS || raw > MAX_RATIO.saturating_mul(packed).saturating_add(4096) {
+        let within = |raw: u64, packed: u64| raw <= MAX_RATIO.saturating_mul(packed) + 4096;
+        if n > MAX_SEGMENT_LEMMAS
+            || !within(raw, packed)
+            || !within(records as u64, index_len as u64)
+        {
             return Err((None, "has sizes no segment has".into()));
         }
-        let index_at = at + SEGMENT_HEAD;
-        let frame_at = index_at + n as usize * RECORD;
+        let index_at = at
+            + if self.version == 1 {
+                SEGMENT_HEAD_V1
+            } else {
+                SEGMENT_HEAD
+            };
+        let frame_at = index_at + index_len;
         let end = (frame_at as u64)
             .checked_add(packed)
             .and_then(|e| e.checked_add(8))
@@ -134,7 +158,15 @@ impl Pack {
             return Err((Some(end), "does not match its checksum: damaged".into()));
         }
         let segment = self.segments.len();
-        let mut r = Reader::new(&bytes[index_at..frame_at]);
+        let index_bytes = &bytes[index_at..frame_at];
+        let unpacked;
+        let mut r = if self.version == 1 {
+            Reader::new(index_bytes)
+        } else {
+            unpacked = unpack(index_bytes, records as u64)
+                .map_err(|e| (Some(end), format!("has a bad index: {e}")))?;
+            Reader::new(&unpacked)
+        };
         let mut found = Vec::with_capacity(n as usize);
         let index = |what: String| (Some(end), format!("has a bad index: {what}"));
         for _ in 0..n {
@@ -191,14 +223,8 @@ impl Pack {
     /// takes each lemma's file bytes out of them).
     pub(crate) fn segment_bytes(&self, segment: usize) -> Result<Vec<u8>, CertificateError> {
         let (at, len, raw) = self.segments[segment];
-        let mut out = Vec::with_capacity(raw as usize);
-        zstd::stream::Decoder::new(&self.bytes[at..at + len])
-            .and_then(|d| d.take(raw + 1).read_to_end(&mut out))
-            .map_err(|e| CertificateError::damaged(&self.path, &format!("segment: {e}")))?;
-        if out.len() as u64 != raw {
-            return Err(CertificateError::damaged(&self.path, "segment length"));
-        }
-        Ok(out)
+        unpack(&self.bytes[at..at + len], raw)
+            .map_err(|e| CertificateError::damaged(&self.path, &format!("segment: {e}")))
     }
 
     /// The file bytes of lemma `p` out of its segment's raw bytes.
@@ -330,9 +356,21 @@ impl PackWriter {
     }
 }
 
-/// One segment of `lemmas` (each reference with its file's bytes), checksum and
-/// all.
-fn segment(lemmas: &[(LemmaRef, &[u8])]) -> std::io::Result<Vec<u8>> {
+/// The `raw` bytes the zstd `packed` decompress to (exactly that many).
+fn unpack(packed: &[u8], raw: u64) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(raw as usize);
+    zstd::stream::Decoder::new(packed)
+        .and_then(|d| d.take(raw + 1).read_to_end(&mut out))
+        .map_err(|e| e.to_string())?;
+    if out.len() as u64 != raw {
+        return Err(format!("{} bytes where {raw} were written", out.len()));
+    }
+    Ok(out)
+}
+
+/// The index records and the raw bytes of a segment of `lemmas` (each reference
+/// with its file's bytes).
+pub(crate) fn records(lemmas: &[(LemmaRef, &[u8])]) -> (Vec<u8>, Vec<u8>) {
     let mut raw = Vec::new();
     let mut index = Vec::with_capacity(lemmas.len() * RECORD);
     for (l, bytes) in lemmas {
@@ -346,11 +384,21 @@ fn segment(lemmas: &[(LemmaRef, &[u8])]) -> std::io::Result<Vec<u8>> {
         index.push(claim_byte(l.claim));
         raw.extend_from_slice(bytes);
     }
-    let packed = zstd::bulk::compress(&raw, 19)?;
+    (index, raw)
+}
+
+/// One segment of `lemmas` (each reference with its file's bytes), checksum and
+/// all.
+fn segment(lemmas: &[(LemmaRef, &[u8])]) -> std::io::Result<Vec<u8>> {
+    let (index, raw) = records(lemmas);
+    let packed = crate::files::compressed::compress_within(&raw, 19, MAX_RATIO)?;
+    let index = crate::files::compressed::compress_within(&index, 19, MAX_RATIO)?;
     let mut seg = Vec::with_capacity(SEGMENT_HEAD + index.len() + packed.len() + 8);
     seg.extend_from_slice(&(lemmas.len() as u32).to_le_bytes());
     seg.extend_from_slice(&(raw.len() as u64).to_le_bytes());
     seg.extend_from_slice(&(packed.len() as u64).to_le_bytes());
+    let index_len = u32::try_from(index.len()).map_err(std::io::Error::other)?;
+    seg.extend_from_slice(&index_len.to_le_bytes());
     seg.extend_from_slice(&index);
     seg.extend_from_slice(&packed);
     let sum = xxh3_64(&seg);

@@ -511,22 +511,25 @@ pub fn recode_lemmas(
             "no lemma in the directory: nothing rewritten",
         ));
     }
-    let read = |c: u64| -> Result<(super::Certificate, u64), CertificateError> {
+    // Each lemma's file, read in the store's order (each segment decompressed
+    // once; the order below would decompress one for nearly every lemma).
+    let mut files = Vec::with_capacity(sums.len());
+    for &c in &sums {
         let (l, bytes) = store.lemma_file(c)?.ok_or_else(|| {
             CertificateError::damaged(&dir.join(super::lemma_file_name(c)), "gone while read")
         })?;
-        let cert = super::Certificate::from_bytes(&dir.join(l.file_name()), &bytes)?;
-        Ok((cert, bytes.len() as u64))
-    };
+        files.push((dir.join(l.file_name()), bytes));
+    }
+    let read = |i: usize| super::Certificate::from_bytes(&files[i].0, &files[i].1);
     // The references among the lemmas, then each lemma after those it names.
     let index: rustc_hash::FxHashMap<u64, usize> =
         sums.iter().enumerate().map(|(i, &c)| (c, i)).collect();
     let mut waiting = vec![0usize; sums.len()];
     let mut named_by: Vec<Vec<usize>> = vec![Vec::new(); sums.len()];
     let mut report = RecodeReport::default();
-    for (i, &c) in sums.iter().enumerate() {
-        let (cert, len) = read(c)?;
-        report.bytes_before += len;
+    for i in 0..sums.len() {
+        let cert = read(i)?;
+        report.bytes_before += files[i].1.len() as u64;
         for l in &cert.lemmas {
             if let Some(&j) = index.get(&l.checksum) {
                 waiting[i] += 1;
@@ -550,7 +553,7 @@ pub fn recode_lemmas(
         r
     };
     while let Some(i) = ready.pop() {
-        let (mut cert, _) = read(sums[i])?;
+        let mut cert = read(i)?;
         rename(&mut cert, &renamed);
         let bytes = cert.to_bytes();
         let new = u64_at(&bytes, bytes.len() - 16);
@@ -779,6 +782,41 @@ mod tests {
         let pack = Pack::read(&path).unwrap();
         assert_eq!(sums(&pack), all[3..]);
         assert_eq!(pack.damaged().len(), 1);
+    }
+
+    /// A pack of format version 1 (its index not compressed), as fanotb wrote before
+    /// version 2, still reads, and its lemmas are those of a version 2 pack.
+    #[test]
+    fn a_version_1_pack_reads() {
+        let lemmas: Vec<_> = (0..5).map(lemma).collect();
+        let batch: Vec<(LemmaRef, &[u8])> =
+            lemmas.iter().map(|(l, b)| (*l, b.as_slice())).collect();
+        let (index, raw) = crate::certificate::pack::records(&batch);
+        let packed = zstd::bulk::compress(&raw, 19).unwrap();
+        let mut seg = Vec::new();
+        seg.extend_from_slice(&5u32.to_le_bytes());
+        seg.extend_from_slice(&(raw.len() as u64).to_le_bytes());
+        seg.extend_from_slice(&(packed.len() as u64).to_le_bytes());
+        seg.extend_from_slice(&index);
+        seg.extend_from_slice(&packed);
+        seg.extend_from_slice(&xxh3_64(&seg).to_le_bytes());
+        let mut v1 = b"FNLPACK\n".to_vec();
+        v1.extend_from_slice(&1u32.to_le_bytes());
+        v1.extend_from_slice(&seg);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("old.fnpack"), &v1).unwrap();
+        let mut w = PackWriter::create(&dir.path().join("new")).unwrap();
+        append(&mut w, 0..5);
+        for d in [dir.path().to_path_buf(), dir.path().join("new")] {
+            let store = LemmaDir::open(&d).unwrap();
+            assert!(store.packs[0].cut().is_none() && store.packs[0].damaged().is_empty());
+            for (l, bytes) in &lemmas {
+                let f = store.packed_bytes(l.checksum).unwrap().unwrap();
+                assert_eq!((&f.bytes, f.lemma), (bytes, *l));
+            }
+        }
+        // Version 2 compresses the index: the same lemmas in fewer bytes.
+        assert!(std::fs::metadata(w.path()).unwrap().len() < v1.len() as u64);
     }
 
     /// Two writers at once in one directory, each its own pack: every lemma of both

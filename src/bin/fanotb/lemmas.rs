@@ -164,7 +164,8 @@ pub fn read_log_command(a: &ReadLogArgs) -> Result<()> {
         )
         .into());
     }
-    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+    // As every report: a reader that stops early (`| head`) ends the print quietly.
+    crate::output::emit(&text);
     Ok(())
 }
 
