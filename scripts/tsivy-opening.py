@@ -4,7 +4,7 @@ each of White's first moves, and after each of Black's replies (the two-ply tabl
 
   scripts/tsivy-opening.py run TABLES [--minutes M] [--k K] [--max-nodes N]
                                       [--workers W] [--plies 1,2] [--only LINE]...
-                                      [--mover-only]
+                                      [--mover-only | --other-only]
   scripts/tsivy-opening.py table
 
 `run` asks each position's open questions ("does White win?", "does Black win?") in
@@ -14,7 +14,8 @@ leaves of N nodes (default 50,000, the best budget measured: docs/guide/proofs.m
 over the tables of up to K stones (default 7), W workers (default 2); the one-ply
 positions first, then the replies in the order of the first moves' importance (the
 drawing moves first); `--only` (repeated) keeps the lines named, `--mover-only`
-asks only the side to move's win (a quick pass for replies that lose at once).
+asks only the side to move's win (a quick pass for replies that lose at once),
+`--other-only` only the other side's (where the side to move is known not to win).
 Every run is appended to proofs/tsivy/opening/runs.tsv (its
 answer, the root's numbers, nodes, seconds, peak memory, commit and date), so a
 later run, here or on another machine, skips what is answered and goes on from the
@@ -220,7 +221,8 @@ def run(args):
         mover = "white" if position.endswith(" w") else "black"
         settled = False
         other = "black" if mover == "white" else "white"
-        for attacker in (mover,) if args.mover_only else (mover, other):
+        asked = (mover,) if args.mover_only else (other,) if args.other_only else (mover, other)
+        for attacker in asked:
             known = answers(read_runs(), position)
             if value(known) or attacker.capitalize() in known:
                 continue
@@ -275,8 +277,11 @@ def main():
     r.add_argument("--only", metavar="LINE", action="append",
                    help='a position, by its moves: "e2-e3A" or "f2-e3A c3-d4W"; '
                         "repeated, several (default: every one)")
-    r.add_argument("--mover-only", action="store_true",
-                   help="ask only whether the side to move wins")
+    only_one = r.add_mutually_exclusive_group()
+    only_one.add_argument("--mover-only", action="store_true",
+                          help="ask only whether the side to move wins")
+    only_one.add_argument("--other-only", action="store_true",
+                          help="ask only whether the side not to move wins")
     sub.add_parser("table", help="print the README's table")
     args = p.parse_args()
     if args.cmd == "run":  # a relative TABLES names a place before the chdir
