@@ -135,7 +135,8 @@ impl Pack {
             _ => head.u32().map_err(short)? as usize,
         };
         // Crafted sizes are refused before any sum is made of them.
-        let within = |raw: u64, packed: u64| raw <= MAX_RATIO.saturating_mul(packed) + 4096;
+        let within =
+            |raw: u64, packed: u64| raw <= MAX_RATIO.saturating_mul(packed).saturating_add(4096);
         if n > MAX_SEGMENT_LEMMAS
             || !within(raw, packed)
             || !within(records as u64, index_len as u64)
