@@ -99,6 +99,21 @@ fn composed_proofs_check_and_agree_with_the_whole_proofs() {
         let all = fanotb::check_proofs(&files, dir.path(), &o).unwrap();
         assert_eq!((all.certificates, all.lemmas), (n + 1, 0), "{w}x{h}");
         assert!(all.positions > r.positions);
+        // With no record of earlier checks, a search checks the lemmas of both
+        // depths in one load, each after those it names: it takes all it took
+        // with the record.
+        let mut o = opts(k);
+        o.lemmas = Some(lemmas.clone());
+        let recorded = prove(dir.path(), &start, &o, |_| {}, &|_| {}).unwrap();
+        std::fs::remove_file(lemmas.join("checked.tsv")).unwrap();
+        let again = prove(dir.path(), &start, &o, |_| {}, &|_| {}).unwrap();
+        assert!(
+            again.lemmas_refused.is_empty(),
+            "{:?}",
+            again.lemmas_refused
+        );
+        assert!(again.lemmas_loaded > 0);
+        assert_eq!(again.lemmas_loaded, recorded.lemmas_loaded, "{w}x{h}");
     }
 }
 
@@ -236,7 +251,7 @@ fn an_oversized_lemma_file_is_refused_unread() {
 /// the bytes, and the certificate renamed to them checks as before (dimy's draw).
 /// The lemmas are stored uncompressed and the pack compresses them together: 15,911
 /// bytes become 1,366 (2,140 when each lemma was compressed alone and the index
-/// not at all).
+/// not at all). A search over the pack checks and loads every lemma.
 #[test]
 fn a_lemma_directory_recoded_into_a_pack_proves_the_same() {
     let board = Board::get(5, 5).unwrap();
@@ -294,6 +309,19 @@ fn a_lemma_directory_recoded_into_a_pack_proves_the_same() {
     );
     let files: Vec<_> = std::fs::read_dir(&new).unwrap().collect();
     assert_eq!(files.len(), 2, "a pack and the certificate");
+    // A search over the pack checks every lemma before it trusts it, each after
+    // the lemmas it names (read from its head until then: a lemma checked before
+    // one it names would be refused).
+    let mut o = opts(k);
+    o.lemmas = Some(new.clone());
+    let again = prove(dir.path(), &start, &o, |_| {}, &|_| {}).unwrap();
+    assert!(
+        again.lemmas_refused.is_empty(),
+        "{:?}",
+        again.lemmas_refused
+    );
+    assert_eq!(again.lemmas_loaded, r.lemmas);
+    assert_eq!(again.certificate.proves, Proves::Value(Wdl::Draw));
 }
 
 /// Rewrites the lemma `old` of `cert` as `lemma` (a new file, by its checksum) and

@@ -14,8 +14,8 @@ mod parse;
 pub(crate) mod store;
 
 pub(crate) use blocked::{BlockCache, Blocked};
-use parse::parse_head;
 pub(crate) use parse::{PayloadFields, parse_payload};
+use parse::{parse_head, parse_head_and_lemmas};
 
 use crate::files::bytes::{Reader, StreamReader, Unsealed, seal, u64_at, unseal};
 use crate::index::Signature;
@@ -159,6 +159,17 @@ pub struct Part {
     pub claim: Claim,
     /// The positions of the proof set, the root among them.
     pub entries: Vec<Entry>,
+}
+
+/// How much of a payload a reader parses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    /// The fields before the proofs and the lemma list.
+    Head,
+    /// The head and the lemma list.
+    Lemmas,
+    /// All of it.
+    Whole,
 }
 
 /// What a certificate proves about its root.
@@ -634,7 +645,7 @@ impl Certificate {
     /// `NotACertificate` without the magic bytes, `Version` for another format
     /// version, `Damaged` for anything else wrong with the framing or the payload.
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Certificate, CertificateError> {
-        Certificate::parse_bytes(path, bytes, false)
+        Certificate::parse_bytes(path, bytes, Depth::Whole)
     }
 
     /// What a certificate's bytes say before its proofs: its root, what it proves,
@@ -646,13 +657,24 @@ impl Certificate {
         path: &Path,
         bytes: &[u8],
     ) -> Result<Certificate, CertificateError> {
-        Certificate::parse_bytes(path, bytes, true)
+        Certificate::parse_bytes(path, bytes, Depth::Head)
+    }
+
+    /// The head as `head_from_bytes` reads it, with the lemmas the certificate
+    /// names (no proof): for a reader that needs only the references among lemmas.
+    /// Version 4 lists its lemmas before its proofs, whose walk this spares; the
+    /// older versions list them after, and are parsed whole.
+    pub(crate) fn lemmas_from_bytes(
+        path: &Path,
+        bytes: &[u8],
+    ) -> Result<Certificate, CertificateError> {
+        Certificate::parse_bytes(path, bytes, Depth::Lemmas)
     }
 
     fn parse_bytes(
         path: &Path,
         bytes: &[u8],
-        head_only: bool,
+        depth: Depth,
     ) -> Result<Certificate, CertificateError> {
         let damaged = |what: &str| CertificateError::Damaged {
             path: path.into(),
@@ -701,19 +723,26 @@ impl Certificate {
             decoder: impl std::io::Read,
             raw_len: u64,
             version: u32,
-            head_only: bool,
+            depth: Depth,
         ) -> Result<Certificate, String> {
             let mut r = StreamReader::new(decoder, raw_len);
-            let parsed = if head_only {
-                parse_head(&mut r, version)
-            } else {
+            let whole = match depth {
+                Depth::Head => false,
+                Depth::Lemmas => version != compact::COMPACT,
+                Depth::Whole => true,
+            };
+            let parsed = if whole {
                 parse_payload(&mut r, version, &mut Vec::new())
+            } else if depth == Depth::Lemmas {
+                parse_head_and_lemmas(&mut r, version)
+            } else {
+                parse_head(&mut r, version)
             };
             if let Some(e) = r.error.take() {
                 return Err(format!("payload: {e}"));
             }
             let cert = parsed?;
-            if !head_only && !r.at_end() {
+            if whole && !r.at_end() {
                 return Err("payload length".into());
             }
             Ok(cert)
@@ -725,7 +754,7 @@ impl Certificate {
                     zstd::stream::Decoder::with_context(payload, &mut context),
                     raw_len,
                     version,
-                    head_only,
+                    depth,
                 ),
                 // Busy (a parse within a parse): a context of its own.
                 Err(_) => parse(
@@ -735,7 +764,7 @@ impl Certificate {
                     ),
                     raw_len,
                     version,
-                    head_only,
+                    depth,
                 ),
             })
             .map_err(|what| damaged(&what))

@@ -58,12 +58,8 @@ pub(crate) fn parse_payload(
     version: u32,
     shape: &mut Vec<(u64, u32)>,
 ) -> Result<Certificate, String> {
-    let mut cert = parse_head(r, version)?;
-    let board = cert.root.board();
-    // Version 4 lists the lemmas first: its proofs are walked from the root, and a
-    // lemma's position ends a walk.
     if version == compact::COMPACT {
-        cert.lemmas = parse_lemma_refs(r, board)?;
+        let mut cert = parse_head_and_lemmas(r, version)?;
         let n_parts = r.byte()?;
         for _ in 0..n_parts {
             let side = r.color()?;
@@ -75,35 +71,53 @@ pub(crate) fn parse_payload(
                 entries,
             });
         }
-    } else {
-        let n_parts = r.byte()?;
-        for _ in 0..n_parts {
-            let side = r.color()?;
-            let claim = r.claim()?;
-            let n = r.le_u64()?;
-            let entries = if version == blocked::BLOCKED {
-                let blocks = r.le_u32()?;
-                if n < blocks as u64 || n > blocks as u64 * blocked::MAX_BLOCK_POSITIONS as u64 {
-                    return Err(format!("a proof of {n} positions in {blocks} blocks"));
-                }
-                shape.push((n, blocks));
-                Vec::new()
-            } else {
-                parse_entries(r, board, n)?
-            };
-            cert.parts.push(Part {
-                side,
-                claim,
-                entries,
-            });
-        }
-        if version >= 2 {
-            cert.lemmas = parse_lemma_refs(r, board)?;
-        }
+        return at_end(r, cert);
     }
+    let mut cert = parse_head(r, version)?;
+    let board = cert.root.board();
+    let n_parts = r.byte()?;
+    for _ in 0..n_parts {
+        let side = r.color()?;
+        let claim = r.claim()?;
+        let n = r.le_u64()?;
+        let entries = if version == blocked::BLOCKED {
+            let blocks = r.le_u32()?;
+            if n < blocks as u64 || n > blocks as u64 * blocked::MAX_BLOCK_POSITIONS as u64 {
+                return Err(format!("a proof of {n} positions in {blocks} blocks"));
+            }
+            shape.push((n, blocks));
+            Vec::new()
+        } else {
+            parse_entries(r, board, n)?
+        };
+        cert.parts.push(Part {
+            side,
+            claim,
+            entries,
+        });
+    }
+    if version >= 2 {
+        cert.lemmas = parse_lemma_refs(r, board)?;
+    }
+    at_end(r, cert)
+}
+
+fn at_end(r: &impl Fields, cert: Certificate) -> Result<Certificate, String> {
     if r.remaining() != 0 {
         return Err("bytes after the last proof".into());
     }
+    Ok(cert)
+}
+
+/// A version 4 payload's fields before its proofs: its head, then the lemmas it
+/// names, which version 4 lists first (its proofs are walked from the root, and a
+/// lemma's position ends a walk).
+pub(super) fn parse_head_and_lemmas(
+    r: &mut impl Fields,
+    version: u32,
+) -> Result<Certificate, String> {
+    let mut cert = parse_head(r, version)?;
+    cert.lemmas = parse_lemma_refs(r, cert.root.board())?;
     Ok(cert)
 }
 

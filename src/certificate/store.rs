@@ -42,6 +42,16 @@ struct Segment {
     raw: std::sync::Arc<Vec<u8>>,
 }
 
+/// A loose lemma file of a size no lemma has: refused on its size, unread.
+fn oversized(path: &Path, len: u64) -> CertificateError {
+    CertificateError::damaged(
+        path,
+        &format!(
+            "{len} bytes, more than any lemma this reader takes ({MAX_LEMMA_BYTES}): not read"
+        ),
+    )
+}
+
 impl LemmaDir {
     /// The lemma directory `dir` (none of it if it does not exist): its packs read,
     /// each up to its first broken segment.
@@ -130,13 +140,7 @@ impl LemmaDir {
             if meta.len() > MAX_LEMMA_BYTES
                 && super::Certificate::file_version(&loose)? != Some(super::blocked::BLOCKED)
             {
-                return Err(CertificateError::damaged(
-                    &loose,
-                    &format!(
-                        "{} bytes, more than any lemma this reader takes ({MAX_LEMMA_BYTES}): not read",
-                        meta.len()
-                    ),
-                ));
+                return Err(oversized(&loose, meta.len()));
             }
             let (cert, sum) = super::Certificate::read_summed(&loose)?;
             if sum != checksum {
@@ -160,11 +164,29 @@ impl LemmaDir {
         &self,
         checksum: u64,
     ) -> Result<Option<super::Certificate>, CertificateError> {
+        self.read_part(checksum, super::Certificate::head_from_bytes)
+    }
+
+    /// What the lemma of this checksum claims and the lemmas it names, without its
+    /// proofs where its version allows (`Certificate::lemmas_from_bytes`), if the
+    /// directory holds it: for a reader that orders lemmas by their references.
+    /// `None` too for a version 3 file, read whole instead.
+    pub(crate) fn read_lemmas(
+        &self,
+        checksum: u64,
+    ) -> Result<Option<super::Certificate>, CertificateError> {
+        self.read_part(checksum, super::Certificate::lemmas_from_bytes)
+    }
+
+    fn read_part(
+        &self,
+        checksum: u64,
+        parse: fn(&Path, &[u8]) -> Result<super::Certificate, CertificateError>,
+    ) -> Result<Option<super::Certificate>, CertificateError> {
         let Some((_, bytes)) = self.lemma_file_head(checksum)? else {
             return Ok(None);
         };
-        let path = self.dir.join(super::lemma_file_name(checksum));
-        super::Certificate::head_from_bytes(&path, &bytes).map(Some)
+        parse(&self.dir.join(super::lemma_file_name(checksum)), &bytes).map(Some)
     }
 
     /// The bytes of the lemma of this checksum, packed or loose (not a version 3
@@ -396,8 +418,11 @@ impl LemmaDir {
     /// The bytes of the loose lemma file of this checksum, with what it claims.
     fn loose_file(&self, checksum: u64) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
         let path = self.dir.join(super::lemma_file_name(checksum));
-        if self.loose_meta(&path).is_none() {
+        let Some(meta) = self.loose_meta(&path) else {
             return Ok(None);
+        };
+        if meta.len() > MAX_LEMMA_BYTES {
+            return Err(oversized(&path, meta.len()));
         }
         let bytes = crate::files::read::read_bounded(&path, MAX_LEMMA_BYTES)
             .map_err(CertificateError::io(&path))?;
@@ -528,7 +553,7 @@ pub fn recode_lemmas(
     let mut named_by: Vec<Vec<usize>> = vec![Vec::new(); sums.len()];
     let mut report = RecodeReport::default();
     for i in 0..sums.len() {
-        let cert = read(i)?;
+        let cert = super::Certificate::lemmas_from_bytes(&files[i].0, &files[i].1)?;
         report.bytes_before += files[i].1.len() as u64;
         for l in &cert.lemmas {
             if let Some(&j) = index.get(&l.checksum) {

@@ -127,8 +127,8 @@ impl Lemmas {
         }
         // Every file read, its header and size first; the lemmas of other boards are
         // passed over. A lemma waiting for its check keeps only the lemmas it names,
-        // and is read again when they are trusted: held whole, a store of 360,821
-        // unchecked lemmas took 11.5 GB.
+        // read without its proofs, and is read whole when they are trusted: held
+        // whole, a store of 360,821 unchecked lemmas took 11.5 GB.
         let mut waiting: Vec<(String, Vec<u64>, u64)> = Vec::new();
         for &sum in &sums {
             // A lemma checked before is taken on its claim, its proofs not read,
@@ -146,7 +146,12 @@ impl Lemmas {
                     continue;
                 }
             }
-            match lemma_dir.read(sum) {
+            // A version 3 file has no head to read apart: read whole.
+            let named = match lemma_dir.read_lemmas(sum) {
+                Ok(None) => lemma_dir.read(sum).map(|c| c.map(|(c, _)| c)),
+                named => named,
+            };
+            match named {
                 Err(e) => {
                     self.files.insert(sum);
                     self.refused.push((
@@ -156,10 +161,11 @@ impl Lemmas {
                     ));
                 }
                 Ok(None) => {}
-                Ok(Some((cert, _))) if cert.root.board() != tables.board() => {
+                Ok(Some(cert)) if cert.root.board() != tables.board() => {
                     self.files.insert(sum);
                 }
-                Ok(Some((cert, name))) => {
+                Ok(Some(cert)) => {
+                    let name = crate::certificate::lemma_file_name(sum);
                     waiting.push((name, cert.lemmas.iter().map(|l| l.checksum).collect(), sum));
                 }
             }
@@ -180,12 +186,13 @@ impl Lemmas {
             let results: Vec<_> = ready
                 .into_par_iter()
                 .map(|(name, _, sum)| {
-                    let r = match lemma_dir.read(sum) {
-                        Ok(Some((cert, _))) => {
-                            checker.check(&name, cert, sum).map_err(|e| e.to_string())
+                    let (name, r) = match lemma_dir.read(sum) {
+                        Ok(Some((cert, name))) => {
+                            let r = checker.check(&name, cert, sum).map_err(|e| e.to_string());
+                            (name, r)
                         }
-                        Ok(None) => Err("it was removed while the search read it".into()),
-                        Err(e) => Err(e.to_string()),
+                        Ok(None) => (name, Err("it was removed while the search read it".into())),
+                        Err(e) => (name, Err(e.to_string())),
                     };
                     (name, sum, r)
                 })
