@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use fanotb::{Board, Certificate, CheckError, CheckOptions, Claim, Color, Position};
 use fanotb::{Entry, Lemmas, Limits, Part, Proves, Wdl, prove};
 
-use common::prove::{check, check_with, opts, positions_at, prove_and_check, prove_into, run};
+use common::prove::{
+    check, check_with, opts, positions_at, prove_and_check, prove_into, prove_over, run,
+};
 
 /// Composed proofs: the positions two plies and then one ply from the start proved
 /// as lemmas (the deeper ones leaves of the shallower searches), then the start
@@ -102,16 +104,9 @@ fn composed_proofs_check_and_agree_with_the_whole_proofs() {
         // With no record of earlier checks, a search checks the lemmas of both
         // depths in one load, each after those it names: it takes all it took
         // with the record.
-        let mut o = opts(k);
-        o.lemmas = Some(lemmas.clone());
-        let recorded = prove(dir.path(), &start, &o, |_| {}, &|_| {}).unwrap();
+        let recorded = prove_over(dir.path(), &lemmas, &start, k);
         std::fs::remove_file(lemmas.join("checked.tsv")).unwrap();
-        let again = prove(dir.path(), &start, &o, |_| {}, &|_| {}).unwrap();
-        assert!(
-            again.lemmas_refused.is_empty(),
-            "{:?}",
-            again.lemmas_refused
-        );
+        let again = prove_over(dir.path(), &lemmas, &start, k);
         assert!(again.lemmas_loaded > 0);
         assert_eq!(again.lemmas_loaded, recorded.lemmas_loaded, "{w}x{h}");
     }
@@ -269,14 +264,7 @@ fn a_lemma_directory_recoded_into_a_pack_proves_the_same() {
             std::fs::write(old.join(fanotb::lemma_file_name(sum)), bytes).unwrap();
         }
     }
-    let mut o = opts(k);
-    o.lemmas = Some(old.clone());
-    let proved = prove(dir.path(), &start, &o, |_| {}, &|_| {}).unwrap();
-    assert!(
-        proved.lemmas_refused.is_empty(),
-        "{:?}",
-        proved.lemmas_refused
-    );
+    let proved = prove_over(dir.path(), &old, &start, k);
     let root = old.join("root.fnproof");
     proved.certificate.write(&root).unwrap();
     let before = check_with(&root, dir.path(), &old).unwrap();
@@ -309,17 +297,8 @@ fn a_lemma_directory_recoded_into_a_pack_proves_the_same() {
     );
     let files: Vec<_> = std::fs::read_dir(&new).unwrap().collect();
     assert_eq!(files.len(), 2, "a pack and the certificate");
-    // A search over the pack checks every lemma before it trusts it, each after
-    // the lemmas it names (read from its head until then: a lemma checked before
-    // one it names would be refused).
-    let mut o = opts(k);
-    o.lemmas = Some(new.clone());
-    let again = prove(dir.path(), &start, &o, |_| {}, &|_| {}).unwrap();
-    assert!(
-        again.lemmas_refused.is_empty(),
-        "{:?}",
-        again.lemmas_refused
-    );
+    // A search over the pack checks every lemma before it trusts it.
+    let again = prove_over(dir.path(), &new, &start, k);
     assert_eq!(again.lemmas_loaded, r.lemmas);
     assert_eq!(again.certificate.proves, Proves::Value(Wdl::Draw));
 }

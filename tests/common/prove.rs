@@ -57,6 +57,20 @@ pub fn check_with(file: &Path, dir: &Path, lemmas: &Path) -> Result<CheckReport,
     fanotb::check_proof(file, dir, &o)
 }
 
+/// Proves `pos` with the lemmas of `lemmas` as leaves, every one of them checked
+/// and taken (none refused).
+pub fn prove_over(dir: &Path, lemmas: &Path, pos: &Position, k: usize) -> Proved {
+    let mut o = opts(k);
+    o.lemmas = Some(lemmas.into());
+    let proved = prove(dir, pos, &o, |_| {}, &|_| {}).expect("the proof search decides");
+    assert!(
+        proved.lemmas_refused.is_empty(),
+        "{:?}",
+        proved.lemmas_refused
+    );
+    proved
+}
+
 /// Proves `pos` with the lemmas of `lemmas` as leaves, and writes its own lemmas
 /// there, as `prove --lemmas` does.
 pub fn prove_into(dir: &Path, lemmas: &Path, pos: &Position, k: usize) -> Proved {
