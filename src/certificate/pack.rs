@@ -233,24 +233,6 @@ impl Pack {
         &segment[p.offset as usize..p.offset as usize + p.len as usize]
     }
 
-    /// Every lemma of the pack read as a certificate, with its checksum and its
-    /// name (`C.fnlemma in PACK`), each segment decompressed once.
-    pub(crate) fn certificates(
-        &self,
-    ) -> Result<Vec<(super::Certificate, u64, String)>, CertificateError> {
-        let mut out = Vec::with_capacity(self.lemmas.len());
-        let mut raw: Option<(usize, Vec<u8>)> = None;
-        for p in &self.lemmas {
-            if raw.as_ref().is_none_or(|(s, _)| *s != p.segment) {
-                raw = Some((p.segment, self.segment_bytes(p.segment)?));
-            }
-            let bytes = self.lemma_bytes(p, &raw.as_ref().expect("read above").1);
-            let (cert, name) = self.lemma_certificate(p.lemma, bytes)?;
-            out.push((cert, p.lemma.checksum, name));
-        }
-        Ok(out)
-    }
-
     /// The packed lemma `l` read from its file's `bytes`, and named (`C.fnlemma in
     /// PACK`), once the bytes are the file its index names: their checksum and the
     /// claim they prove.
@@ -258,6 +240,16 @@ impl Pack {
         &self,
         l: LemmaRef,
         bytes: &[u8],
+    ) -> Result<(super::Certificate, String), CertificateError> {
+        self.lemma_certificate_read(l, bytes, super::Certificate::from_bytes)
+    }
+
+    /// `lemma_certificate` with the payload read by `parse` (the head alone, say).
+    pub(crate) fn lemma_certificate_read(
+        &self,
+        l: LemmaRef,
+        bytes: &[u8],
+        parse: super::store::Parse,
     ) -> Result<(super::Certificate, String), CertificateError> {
         let name = super::lemma_file_name(l.checksum);
         let wrong = || {
@@ -269,7 +261,7 @@ impl Pack {
         if bytes.len() < 16 || u64_at(bytes, bytes.len() - 16) != l.checksum {
             return Err(wrong());
         }
-        let cert = super::Certificate::from_bytes(&self.path, bytes)?;
+        let cert = parse(&self.path, bytes)?;
         if cert.lemma_ref(l.checksum) != Some(l) {
             return Err(wrong());
         }

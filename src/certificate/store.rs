@@ -42,6 +42,18 @@ struct Segment {
     raw: std::sync::Arc<Vec<u8>>,
 }
 
+/// A reader of a certificate's bytes (whole, or only its head): the path names it
+/// in errors.
+pub(crate) type Parse = fn(&Path, &[u8]) -> Result<super::Certificate, CertificateError>;
+
+/// A loose lemma file whose checksum is not the one its name gives.
+fn misnamed(path: &Path, sum: u64) -> CertificateError {
+    CertificateError::damaged(
+        path,
+        &format!("its checksum names it {}", super::lemma_file_name(sum)),
+    )
+}
+
 /// A loose lemma file of a size no lemma has: refused on its size, unread.
 fn oversized(path: &Path, len: u64) -> CertificateError {
     CertificateError::damaged(
@@ -144,10 +156,7 @@ impl LemmaDir {
             }
             let (cert, sum) = super::Certificate::read_summed(&loose)?;
             if sum != checksum {
-                return Err(CertificateError::damaged(
-                    &loose,
-                    &format!("its checksum names it {}", super::lemma_file_name(sum)),
-                ));
+                return Err(misnamed(&loose, sum));
             }
             return Ok(Some((cert, name)));
         }
@@ -158,50 +167,58 @@ impl LemmaDir {
     }
 
     /// What the lemma of this checksum claims and the tables it names, read without
-    /// its proofs (`Certificate::head_from_bytes`), if the directory holds it: for
-    /// a lemma checked before. `None` too for a version 3 file, read whole instead.
+    /// its proofs (`Certificate::head_from_bytes`), named as `read` names it, if
+    /// the directory holds it: for a lemma checked before. `None` too for a
+    /// version 3 file, read whole instead.
     pub(crate) fn read_head(
         &self,
         checksum: u64,
-    ) -> Result<Option<super::Certificate>, CertificateError> {
+    ) -> Result<Option<(super::Certificate, String)>, CertificateError> {
         self.read_part(checksum, super::Certificate::head_from_bytes)
     }
 
     /// What the lemma of this checksum claims and the lemmas it names, without its
-    /// proofs where its version allows (`Certificate::lemmas_from_bytes`), if the
-    /// directory holds it: for a reader that orders lemmas by their references.
-    /// `None` too for a version 3 file, read whole instead.
+    /// proofs where its version allows (`Certificate::lemmas_from_bytes`), named as
+    /// `read` names it, if the directory holds it: for a reader that orders lemmas
+    /// by their references and reads each whole later. `None` too for a version 3
+    /// file, read whole instead.
     pub(crate) fn read_lemmas(
         &self,
         checksum: u64,
-    ) -> Result<Option<super::Certificate>, CertificateError> {
+    ) -> Result<Option<(super::Certificate, String)>, CertificateError> {
         self.read_part(checksum, super::Certificate::lemmas_from_bytes)
     }
 
     fn read_part(
         &self,
         checksum: u64,
-        parse: fn(&Path, &[u8]) -> Result<super::Certificate, CertificateError>,
-    ) -> Result<Option<super::Certificate>, CertificateError> {
-        let Some((_, bytes)) = self.lemma_file_head(checksum)? else {
-            return Ok(None);
-        };
-        parse(&self.dir.join(super::lemma_file_name(checksum)), &bytes).map(Some)
-    }
-
-    /// The bytes of the lemma of this checksum, packed or loose (not a version 3
-    /// file), checked against its checksum.
-    fn lemma_file_head(
-        &self,
-        checksum: u64,
-    ) -> Result<Option<(LemmaRef, Vec<u8>)>, CertificateError> {
-        let path = self.dir.join(super::lemma_file_name(checksum));
-        if self.loose_meta(&path).is_some()
-            && super::Certificate::file_version(&path)? == Some(super::blocked::BLOCKED)
-        {
-            return Ok(None);
+        parse: Parse,
+    ) -> Result<Option<(super::Certificate, String)>, CertificateError> {
+        let name = super::lemma_file_name(checksum);
+        let path = self.dir.join(&name);
+        if let Some(meta) = self.loose_meta(&path) {
+            if super::Certificate::file_version(&path)? == Some(super::blocked::BLOCKED) {
+                return Ok(None);
+            }
+            if meta.len() > MAX_LEMMA_BYTES {
+                return Err(oversized(&path, meta.len()));
+            }
+            let bytes = crate::files::read::read_bounded(&path, MAX_LEMMA_BYTES)
+                .map_err(CertificateError::io(&path))?;
+            let cert = parse(&path, &bytes)?;
+            let sum = u64_at(&bytes, bytes.len() - 16);
+            if sum != checksum {
+                return Err(misnamed(&path, sum));
+            }
+            return Ok(Some((cert, name)));
         }
-        self.lemma_file(checksum)
+        match self.packed_bytes(checksum)? {
+            Some(f) => f
+                .pack
+                .lemma_certificate_read(f.lemma, &f.bytes, parse)
+                .map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The file bytes of the packed lemma of this checksum, with its index entry

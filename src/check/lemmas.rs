@@ -103,12 +103,7 @@ impl<'a> LemmaChecker<'a> {
             side,
             claim,
         };
-        let checked = Checked {
-            name: name.into(),
-            cert,
-            refs: Vec::new(),
-            blocked: None,
-        };
+        let checked = Checked::whole(name.into(), cert, None);
         check_certificate(&checked, self.tables, &CheckOptions::default())?;
         Ok(proved)
     }

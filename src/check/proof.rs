@@ -4,6 +4,7 @@
 //! probe: it reads the certificate, checks the tables it names by checksum, and then
 //! checks every position of every proof against the definition, in parallel.
 
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -226,9 +227,33 @@ pub(super) struct Checked {
     /// A version 3 file's blocks, read as the check goes (then `cert` lists no
     /// positions).
     pub(super) blocked: Option<Blocked>,
+    /// Where its proofs are when `cert` holds only its head and lemma list: the
+    /// store (its place among the check's stores) and the lemma's checksum. A
+    /// lemma of a store is read whole only when it is checked, so that a check
+    /// of a large pack holds one certificate a thread, not all of them.
+    pub(super) proofs_in: Option<(usize, u64)>,
 }
 
 impl Checked {
+    /// A certificate read whole.
+    pub(super) fn whole(name: String, cert: Certificate, blocked: Option<Blocked>) -> Checked {
+        Checked {
+            name,
+            cert,
+            refs: Vec::new(),
+            blocked,
+            proofs_in: None,
+        }
+    }
+
+    /// Whether it proves wins only (by what it claims: its proofs are those the
+    /// claim needs, `check_claims`).
+    fn wins(&self) -> bool {
+        required(&self.cert.root, self.cert.proves)
+            .iter()
+            .all(|&(_, claim)| claim == Claim::Win as u8)
+    }
+
     /// Positions of proof `i`.
     fn positions(&self, i: usize) -> u64 {
         match &self.blocked {
@@ -266,23 +291,29 @@ pub(super) fn check_claims(name: &str, cert: &Certificate) -> Result<(), CheckEr
 }
 
 /// The certificates `roots` (each with its checksum; one file given twice is kept
-/// once) and every lemma they rely on, directly or through other lemmas, each read
-/// once and matched against the reference that names it.
+/// once) and every lemma they rely on, directly or through other lemmas, each
+/// matched against the reference that names it; with the stores they are read
+/// from: the packs `given` (whose lemmas are among the roots), the bundles' own
+/// lemmas, then the lemma directory's. A lemma of a store is read as its head and
+/// lemma list, and left there to be read whole when it is checked (`proofs_in`).
 fn gather(
     roots: Vec<(Checked, u64)>,
+    given: Vec<LemmaDir>,
     bundled: Vec<LemmaDir>,
     dir: Option<&Path>,
-) -> Result<Vec<Checked>, CheckError> {
-    // The bundles' own lemmas first, then the lemma directory's.
-    let bundles = bundled.len();
-    let mut stores = bundled;
+) -> Result<(Vec<Checked>, Vec<LemmaDir>), CheckError> {
+    let bundles = given.len()..given.len() + bundled.len();
+    let mut stores = given;
+    stores.extend(bundled);
     if let Some(dir) = dir {
         stores.push(LemmaDir::open(dir)?);
     }
     let mut all = Vec::new();
     let mut at: HashMap<u64, usize> = HashMap::new();
     for (root, checksum) in roots {
-        check_claims(&root.name, &root.cert)?;
+        if root.proofs_in.is_none() {
+            check_claims(&root.name, &root.cert)?;
+        }
         if let std::collections::hash_map::Entry::Vacant(e) = at.entry(checksum) {
             e.insert(all.len());
             all.push(root);
@@ -308,10 +339,18 @@ fn gather(
                             "is needed: give the lemma directory (--lemmas DIR)".into(),
                         ));
                     }
-                    // Its file, or its place in a pack, checked to be the lemma named.
+                    // Its file, or its place in a pack, checked to be the lemma named;
+                    // a version 3 file has no head to read apart.
                     let mut read = None;
-                    for store in &stores {
-                        read = store.read(l.checksum).map_err(|e| CheckError::LemmaWrong {
+                    for (k, store) in stores.iter().enumerate() {
+                        read = match store.read_lemmas(l.checksum) {
+                            Ok(Some((c, n))) => Ok(Some((c, n, Some((k, l.checksum))))),
+                            Ok(None) => {
+                                store.read(l.checksum).map(|r| r.map(|(c, n)| (c, n, None)))
+                            }
+                            Err(e) => Err(e),
+                        }
+                        .map_err(|e| CheckError::LemmaWrong {
                             name: name.clone(),
                             reason: e.to_string(),
                         })?;
@@ -319,19 +358,19 @@ fn gather(
                             break;
                         }
                     }
-                    let Some((cert, found)) = read else {
+                    let Some((cert, found, proofs_in)) = read else {
                         let places: Vec<String> = stores
                             .iter()
                             .map(|s| s.name().display().to_string())
                             .collect();
                         return Err(missing(format!("is not in {}", places.join(" or "))));
                     };
-                    check_claims(&found, &cert)?;
+                    if proofs_in.is_none() {
+                        check_claims(&found, &cert)?;
+                    }
                     all.push(Checked {
-                        name: found,
-                        cert,
-                        refs: Vec::new(),
-                        blocked: None,
+                        proofs_in,
+                        ..Checked::whole(found, cert, None)
                     });
                     at.insert(l.checksum, all.len() - 1);
                     all.len() - 1
@@ -358,7 +397,7 @@ fn gather(
         i += 1;
     }
     // A bundle holds exactly the lemmas its certificate relies on.
-    for store in &stores[..bundles] {
+    for store in &stores[bundles] {
         if let Some(c) = store.checksums()?.into_iter().find(|c| !at.contains_key(c)) {
             return Err(CheckError::LemmaWrong {
                 name: crate::certificate::lemma_file_name(c),
@@ -369,7 +408,7 @@ fn gather(
             });
         }
     }
-    Ok(all)
+    Ok((all, stores))
 }
 
 /// Checks the certificate at `path` against the tables in `dir`, with the lemmas
@@ -389,7 +428,7 @@ pub fn check_proof(
     let start = Instant::now();
     let mut bundled = Vec::new();
     let root = open_root(path, "the certificate".into(), &mut bundled)?;
-    let (all, totals) = check_all(vec![root], bundled, dir, opts)?;
+    let (all, totals) = check_all(vec![root], Vec::new(), bundled, dir, opts)?;
     let root = &all[0].cert;
     Ok(CheckReport {
         root: root.root,
@@ -459,9 +498,11 @@ pub fn check_proofs(
         });
     }
     let mut roots = Vec::new();
+    let mut given = Vec::new();
     let mut bundled = Vec::new();
     for p in paths {
-        // A pack stands for every lemma in it.
+        // A pack stands for every lemma in it, each read as its head until it is
+        // checked.
         if Pack::is_pack(p)? {
             let pack = Pack::read(p)?;
             if pack.lemmas().is_empty() {
@@ -472,15 +513,19 @@ pub fn check_proofs(
                 }
                 .into());
             }
-            for (cert, checksum, name) in pack.certificates()? {
+            let sums: Vec<u64> = pack.lemmas().iter().map(|l| l.lemma.checksum).collect();
+            let store = LemmaDir::packed(p, vec![pack]);
+            for checksum in sums {
+                let (cert, name) = store.read_lemmas(checksum)?.ok_or_else(|| {
+                    CertificateError::damaged(p, "a lemma its index lists is not found")
+                })?;
                 let checked = Checked {
-                    name,
-                    cert,
-                    refs: Vec::new(),
-                    blocked: None,
+                    proofs_in: Some((given.len(), checksum)),
+                    ..Checked::whole(name, cert, None)
                 };
                 roots.push((checked, checksum));
             }
+            given.push(store);
             continue;
         }
         let name = p.file_name().map_or_else(
@@ -489,16 +534,16 @@ pub fn check_proofs(
         );
         roots.push(open_root(p, name, &mut bundled)?);
     }
-    let given = roots
+    let distinct = roots
         .iter()
         .map(|r| r.1)
         .collect::<std::collections::HashSet<u64>>()
         .len();
-    let (all, totals) = check_all(roots, bundled, dir, opts)?;
+    let (all, totals) = check_all(roots, given, bundled, dir, opts)?;
     Ok(CheckSetReport {
-        certificates: given,
-        lemmas: all.len() - given,
-        relied_on: all[given..].iter().map(|c| c.name.clone()).collect(),
+        certificates: distinct,
+        lemmas: all.len() - distinct,
+        relied_on: all[distinct..].iter().map(|c| c.name.clone()).collect(),
         positions: totals.positions,
         moves: totals.moves,
         tables: totals.tables,
@@ -523,22 +568,10 @@ fn open_root(
     if Bundle::is_bundle(path)? {
         let bundle = Bundle::read(path)?;
         bundled.push(bundle.lemmas);
-        let checked = Checked {
-            name,
-            cert: bundle.root,
-            refs: Vec::new(),
-            blocked: None,
-        };
-        return Ok((checked, bundle.checksum));
+        return Ok((Checked::whole(name, bundle.root, None), bundle.checksum));
     }
     let (cert, checksum, blocked) = Certificate::open_summed(path)?;
-    let checked = Checked {
-        name,
-        cert,
-        refs: Vec::new(),
-        blocked,
-    };
-    Ok((checked, checksum))
+    Ok((Checked::whole(name, cert, blocked), checksum))
 }
 
 /// Positions, moves and tables of a check.
@@ -548,14 +581,16 @@ struct Totals {
     tables: usize,
 }
 
-/// Checks `roots` and every lemma they rely on against the tables of `dir`.
+/// Checks `roots` and every lemma they rely on against the tables of `dir`
+/// (`gather` says what `given` and `bundled` are).
 fn check_all(
     roots: Vec<(Checked, u64)>,
+    given: Vec<LemmaDir>,
     bundled: Vec<LemmaDir>,
     dir: &Path,
     opts: &CheckOptions,
 ) -> Result<(Vec<Checked>, Totals), CheckError> {
-    let all = gather(roots, bundled, opts.lemmas.as_deref())?;
+    let (all, stores) = gather(roots, given, bundled, opts.lemmas.as_deref())?;
     let board = all[0].cert.root.board();
     if let Some(c) = all.iter().find(|c| c.cert.root.board() != board) {
         return Err(CheckError::LemmaWrong {
@@ -595,10 +630,25 @@ fn check_all(
     if opts.verify_tables {
         verify_named(dir, board, &sigs, opts.on_table.as_ref())?;
     }
-    let mut positions = 0;
-    let mut moves = 0;
-    for c in &all {
-        let (p, m) = check_certificate(c, &tables, opts)?;
+    // Each certificate on its own (a lemma read whole now, its head kept), in the
+    // order of the stores' segments, so that each is decompressed once (in the
+    // order found, the lemmas relied on took one a lemma); the first failure in
+    // the certificates' order is reported.
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by_key(|&i| {
+        all[i]
+            .proofs_in
+            .map(|(store, checksum)| (store, stores[store].place(checksum)))
+    });
+    let mut checked: Vec<_> = order
+        .into_par_iter()
+        .with_min_len(64)
+        .map(|i| (i, check_one(&all[i], &stores, &tables, opts)))
+        .collect();
+    checked.sort_by_key(|r| r.0);
+    let (mut positions, mut moves) = (0, 0);
+    for (_, r) in checked {
+        let (p, m) = r?;
         positions += p;
         moves += m;
     }
@@ -613,6 +663,33 @@ fn check_all(
         tables: named.len(),
     };
     Ok((all, totals))
+}
+
+/// Checks one certificate of a check: a lemma left on its store is read whole
+/// first, and dropped after.
+fn check_one(
+    c: &Checked,
+    stores: &[LemmaDir],
+    tables: &ValueTables,
+    opts: &CheckOptions,
+) -> Result<(u64, u64), CheckError> {
+    let Some((store, checksum)) = c.proofs_in else {
+        return check_certificate(c, tables, opts);
+    };
+    let wrong = |reason: String| CheckError::LemmaWrong {
+        name: c.name.clone(),
+        reason,
+    };
+    let (cert, _) = stores[store]
+        .read(checksum)
+        .map_err(|e| wrong(e.to_string()))?
+        .ok_or_else(|| wrong("it was removed while the check read it".into()))?;
+    check_claims(&c.name, &cert)?;
+    let whole = Checked {
+        refs: c.refs.clone(),
+        ..Checked::whole(c.name.clone(), cert, None)
+    };
+    check_certificate(&whole, tables, opts)
 }
 
 /// Checks every proof of one certificate against `tables`, each of its lemmas
@@ -654,11 +731,10 @@ pub(super) fn check_certificate(
 /// Each certificate's own proof is acyclic, so such a cycle is the only way a
 /// composed win could go round for ever.
 fn win_cycle(all: &[Checked]) -> Option<usize> {
-    let wins = |c: &Checked| c.cert.parts.iter().all(|p| p.claim == Claim::Win);
     let adj: Vec<Vec<u32>> = all
         .iter()
         .map(|c| {
-            let refs = if wins(c) { &c.refs[..] } else { &[] };
+            let refs = if c.wins() { &c.refs[..] } else { &[] };
             refs.iter().map(|&r| r as u32).collect()
         })
         .collect();

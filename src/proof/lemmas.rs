@@ -134,7 +134,7 @@ impl Lemmas {
             // A lemma checked before is taken on its claim, its proofs not read,
             // if the tables it names are still these.
             if recorded.contains(&sum)
-                && let Ok(Some(head)) = lemma_dir.read_head(sum)
+                && let Ok(Some((head, _))) = lemma_dir.read_head(sum)
             {
                 if head.root.board() != tables.board() {
                     self.files.insert(sum);
@@ -148,7 +148,7 @@ impl Lemmas {
             }
             // A version 3 file has no head to read apart: read whole.
             let named = match lemma_dir.read_lemmas(sum) {
-                Ok(None) => lemma_dir.read(sum).map(|c| c.map(|(c, _)| c)),
+                Ok(None) => lemma_dir.read(sum),
                 named => named,
             };
             match named {
@@ -161,11 +161,10 @@ impl Lemmas {
                     ));
                 }
                 Ok(None) => {}
-                Ok(Some(cert)) if cert.root.board() != tables.board() => {
+                Ok(Some((cert, _))) if cert.root.board() != tables.board() => {
                     self.files.insert(sum);
                 }
-                Ok(Some(cert)) => {
-                    let name = crate::certificate::lemma_file_name(sum);
+                Ok(Some((cert, name))) => {
                     waiting.push((name, cert.lemmas.iter().map(|l| l.checksum).collect(), sum));
                 }
             }
@@ -186,13 +185,12 @@ impl Lemmas {
             let results: Vec<_> = ready
                 .into_par_iter()
                 .map(|(name, _, sum)| {
-                    let (name, r) = match lemma_dir.read(sum) {
-                        Ok(Some((cert, name))) => {
-                            let r = checker.check(&name, cert, sum).map_err(|e| e.to_string());
-                            (name, r)
+                    let r = match lemma_dir.read(sum) {
+                        Ok(Some((cert, _))) => {
+                            checker.check(&name, cert, sum).map_err(|e| e.to_string())
                         }
-                        Ok(None) => (name, Err("it was removed while the search read it".into())),
-                        Err(e) => (name, Err(e.to_string())),
+                        Ok(None) => Err("it was removed while the search read it".into()),
+                        Err(e) => Err(e.to_string()),
                     };
                     (name, sum, r)
                 })
