@@ -109,6 +109,34 @@ fn composed_proofs_check_and_agree_with_the_whole_proofs() {
         let again = prove_over(dir.path(), &lemmas, &start, k);
         assert!(again.lemmas_loaded > 0);
         assert_eq!(again.lemmas_loaded, recorded.lemmas_loaded, "{w}x{h}");
+
+        // The lemmas that name none, written in version 3 (read whole, never in
+        // part) under their new names: a search checks and takes every one, and
+        // takes them again from its record; each checks alone.
+        let blocked = dir.path().join("blocked");
+        std::fs::create_dir(&blocked).unwrap();
+        let mut leaves = Vec::new();
+        for f in &files[..n] {
+            let cert = Certificate::read(f).unwrap();
+            if cert.lemmas.is_empty() {
+                let tmp = dir.path().join("tmp.fnlemma");
+                cert.write_blocked(&tmp).unwrap();
+                let (_, sum) = Certificate::read_summed(&tmp).unwrap();
+                let named = blocked.join(fanotb::lemma_file_name(sum));
+                std::fs::rename(&tmp, &named).unwrap();
+                leaves.push(named);
+            }
+        }
+        assert!(!leaves.is_empty(), "{w}x{h}");
+        for _ in 0..2 {
+            let over = prove_over(dir.path(), &blocked, &start, k);
+            assert_eq!(over.lemmas_loaded, leaves.len(), "{w}x{h}");
+            assert_eq!(over.certificate.proves, Proves::Value(published));
+        }
+        let mut o = CheckOptions::default();
+        o.lemmas = Some(blocked.clone());
+        let all = fanotb::check_proofs(&leaves, dir.path(), &o).unwrap();
+        assert_eq!((all.certificates, all.lemmas), (leaves.len(), 0), "{w}x{h}");
     }
 }
 

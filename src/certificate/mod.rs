@@ -161,10 +161,14 @@ pub struct Part {
     pub entries: Vec<Entry>,
 }
 
-/// How much of a payload a reader parses.
+/// How much of a payload a reader parses; the framing and the whole file's
+/// checksum are checked at every depth.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Depth {
-    /// The fields before the proofs and the lemma list.
+pub(crate) enum Depth {
+    /// The fields before the proofs and the lemma list: the root, what it proves,
+    /// its table stones and tables. For a reader that trusts the proofs already (a
+    /// lemma checked before): version 4 proofs are walked with the move
+    /// generator, which this spares.
     Head,
     /// The head and the lemma list.
     Lemmas,
@@ -648,19 +652,7 @@ impl Certificate {
         Certificate::parse_bytes(path, bytes, Depth::Whole)
     }
 
-    /// What a certificate's bytes say before its proofs: its root, what it proves,
-    /// its table stones and tables (no proof, no lemma list), with the framing and
-    /// the whole file's checksum checked as `from_bytes` does. For a reader that
-    /// trusts the proofs already (a lemma checked before): version 4 proofs are
-    /// walked with the move generator, which this spares.
-    pub(crate) fn head_from_bytes(
-        path: &Path,
-        bytes: &[u8],
-    ) -> Result<Certificate, CertificateError> {
-        Certificate::parse_bytes(path, bytes, Depth::Head)
-    }
-
-    /// The head as `head_from_bytes` reads it, with the lemmas the certificate
+    /// The head as `Depth::Head` reads it, with the lemmas the certificate
     /// names (no proof): for a reader that needs only the references among lemmas.
     /// Version 4 lists its lemmas before its proofs, whose walk this spares; the
     /// older versions list them after, and are parsed whole.
@@ -671,7 +663,7 @@ impl Certificate {
         Certificate::parse_bytes(path, bytes, Depth::Lemmas)
     }
 
-    fn parse_bytes(
+    pub(crate) fn parse_bytes(
         path: &Path,
         bytes: &[u8],
         depth: Depth,

@@ -233,23 +233,14 @@ impl Pack {
         &segment[p.offset as usize..p.offset as usize + p.len as usize]
     }
 
-    /// The packed lemma `l` read from its file's `bytes`, and named (`C.fnlemma in
-    /// PACK`), once the bytes are the file its index names: their checksum and the
-    /// claim they prove.
+    /// The packed lemma `l` read from its file's `bytes` to `depth`, and named
+    /// (`C.fnlemma in PACK`), once the bytes are the file its index names: their
+    /// checksum and the claim they prove.
     pub(crate) fn lemma_certificate(
         &self,
         l: LemmaRef,
         bytes: &[u8],
-    ) -> Result<(super::Certificate, String), CertificateError> {
-        self.lemma_certificate_read(l, bytes, super::Certificate::from_bytes)
-    }
-
-    /// `lemma_certificate` with the payload read by `parse` (the head alone, say).
-    pub(crate) fn lemma_certificate_read(
-        &self,
-        l: LemmaRef,
-        bytes: &[u8],
-        parse: super::store::Parse,
+        depth: super::Depth,
     ) -> Result<(super::Certificate, String), CertificateError> {
         let name = super::lemma_file_name(l.checksum);
         let wrong = || {
@@ -261,7 +252,7 @@ impl Pack {
         if bytes.len() < 16 || u64_at(bytes, bytes.len() - 16) != l.checksum {
             return Err(wrong());
         }
-        let cert = parse(&self.path, bytes)?;
+        let cert = super::Certificate::parse_bytes(&self.path, bytes, depth)?;
         if cert.lemma_ref(l.checksum) != Some(l) {
             return Err(wrong());
         }

@@ -7,7 +7,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::pack::{PACK_EXTENSION, Pack, PackWriter, Packed, SEGMENT_LEMMAS};
-use super::{CertificateError, LemmaRef};
+use super::{CertificateError, Depth, LemmaRef};
 use crate::files::bytes::u64_at;
 
 /// The largest loose lemma file of format version 1, 2 or 4 read (they are read
@@ -41,10 +41,6 @@ struct Segment {
     number: usize,
     raw: std::sync::Arc<Vec<u8>>,
 }
-
-/// A reader of a certificate's bytes (whole, or only its head): the path names it
-/// in errors.
-pub(crate) type Parse = fn(&Path, &[u8]) -> Result<super::Certificate, CertificateError>;
 
 /// A loose lemma file whose checksum is not the one its name gives.
 fn misnamed(path: &Path, sum: u64) -> CertificateError {
@@ -145,78 +141,70 @@ impl LemmaDir {
         &self,
         checksum: u64,
     ) -> Result<Option<(super::Certificate, String)>, CertificateError> {
-        let name = super::lemma_file_name(checksum);
-        let loose = self.dir.join(&name);
-        if let Some(meta) = self.loose_meta(&loose) {
-            // The header and size first: a file of a size no lemma has is not read.
-            if meta.len() > MAX_LEMMA_BYTES
-                && super::Certificate::file_version(&loose)? != Some(super::blocked::BLOCKED)
-            {
-                return Err(oversized(&loose, meta.len()));
-            }
-            let (cert, sum) = super::Certificate::read_summed(&loose)?;
-            if sum != checksum {
-                return Err(misnamed(&loose, sum));
-            }
-            return Ok(Some((cert, name)));
-        }
-        match self.packed_bytes(checksum)? {
-            Some(f) => f.pack.lemma_certificate(f.lemma, &f.bytes).map(Some),
-            None => Ok(None),
-        }
+        let read = self.read_part(checksum, Depth::Whole)?;
+        Ok(read.map(|(cert, name, _)| (cert, name)))
     }
 
     /// What the lemma of this checksum claims and the tables it names, read without
-    /// its proofs (`Certificate::head_from_bytes`), named as `read` names it, if
-    /// the directory holds it: for a lemma checked before. `None` too for a
-    /// version 3 file, read whole instead.
+    /// its proofs (`Depth::Head`), named as `read` names it, if
+    /// the directory holds it: for a lemma checked before.
     pub(crate) fn read_head(
         &self,
         checksum: u64,
     ) -> Result<Option<(super::Certificate, String)>, CertificateError> {
-        self.read_part(checksum, super::Certificate::head_from_bytes)
+        let read = self.read_part(checksum, Depth::Head)?;
+        Ok(read.map(|(cert, name, _)| (cert, name)))
     }
 
-    /// What the lemma of this checksum claims and the lemmas it names, without its
-    /// proofs where its version allows (`Certificate::lemmas_from_bytes`), named as
-    /// `read` names it, if the directory holds it: for a reader that orders lemmas
-    /// by their references and reads each whole later. `None` too for a version 3
-    /// file, read whole instead.
+    /// What the lemma of this checksum claims and the lemmas it names, named as
+    /// `read` names it, if the directory holds it, and whether it was read whole:
+    /// for a reader that orders lemmas by their references and reads each whole
+    /// later (`Certificate::lemmas_from_bytes`), unless it was read whole already.
     pub(crate) fn read_lemmas(
         &self,
         checksum: u64,
-    ) -> Result<Option<(super::Certificate, String)>, CertificateError> {
-        self.read_part(checksum, super::Certificate::lemmas_from_bytes)
+    ) -> Result<Option<(super::Certificate, String, bool)>, CertificateError> {
+        self.read_part(checksum, Depth::Lemmas)
     }
 
+    /// The lemma of this checksum read to `depth`, named, and whether it was read
+    /// whole: a version 3 file (of blocks, read one at a time) is always read
+    /// whole, and the only one allowed beyond `MAX_LEMMA_BYTES`.
     fn read_part(
         &self,
         checksum: u64,
-        parse: Parse,
-    ) -> Result<Option<(super::Certificate, String)>, CertificateError> {
+        depth: Depth,
+    ) -> Result<Option<(super::Certificate, String, bool)>, CertificateError> {
+        let whole = depth == Depth::Whole;
         let name = super::lemma_file_name(checksum);
         let path = self.dir.join(&name);
         if let Some(meta) = self.loose_meta(&path) {
-            if super::Certificate::file_version(&path)? == Some(super::blocked::BLOCKED) {
-                return Ok(None);
-            }
-            if meta.len() > MAX_LEMMA_BYTES {
-                return Err(oversized(&path, meta.len()));
-            }
-            let bytes = crate::files::read::read_bounded(&path, MAX_LEMMA_BYTES)
-                .map_err(CertificateError::io(&path))?;
-            let cert = parse(&path, &bytes)?;
-            let sum = u64_at(&bytes, bytes.len() - 16);
+            // The header and size first: a file of a size no lemma has is not read.
+            let (cert, sum, whole) =
+                if super::Certificate::file_version(&path)? == Some(super::blocked::BLOCKED) {
+                    let (cert, sum) = super::Certificate::read_summed(&path)?;
+                    (cert, sum, true)
+                } else if meta.len() > MAX_LEMMA_BYTES {
+                    return Err(oversized(&path, meta.len()));
+                } else {
+                    let bytes = crate::files::read::read_bounded(&path, MAX_LEMMA_BYTES)
+                        .map_err(CertificateError::io(&path))?;
+                    (
+                        super::Certificate::parse_bytes(&path, &bytes, depth)?,
+                        u64_at(&bytes, bytes.len() - 16),
+                        whole,
+                    )
+                };
             if sum != checksum {
                 return Err(misnamed(&path, sum));
             }
-            return Ok(Some((cert, name)));
+            return Ok(Some((cert, name, whole)));
         }
         match self.packed_bytes(checksum)? {
             Some(f) => f
                 .pack
-                .lemma_certificate_read(f.lemma, &f.bytes, parse)
-                .map(Some),
+                .lemma_certificate(f.lemma, &f.bytes, depth)
+                .map(|(cert, name)| Some((cert, name, whole))),
             None => Ok(None),
         }
     }

@@ -339,21 +339,18 @@ fn gather(
                             "is needed: give the lemma directory (--lemmas DIR)".into(),
                         ));
                     }
-                    // Its file, or its place in a pack, checked to be the lemma named;
-                    // a version 3 file has no head to read apart.
+                    // Its file, or its place in a pack, checked to be the lemma named.
                     let mut read = None;
                     for (k, store) in stores.iter().enumerate() {
-                        read = match store.read_lemmas(l.checksum) {
-                            Ok(Some((c, n))) => Ok(Some((c, n, Some((k, l.checksum))))),
-                            Ok(None) => {
-                                store.read(l.checksum).map(|r| r.map(|(c, n)| (c, n, None)))
-                            }
-                            Err(e) => Err(e),
-                        }
-                        .map_err(|e| CheckError::LemmaWrong {
-                            name: name.clone(),
-                            reason: e.to_string(),
-                        })?;
+                        read = store
+                            .read_lemmas(l.checksum)
+                            .map(|r| {
+                                r.map(|(c, n, whole)| (c, n, (!whole).then_some((k, l.checksum))))
+                            })
+                            .map_err(|e| CheckError::LemmaWrong {
+                                name: name.clone(),
+                                reason: e.to_string(),
+                            })?;
                         if read.is_some() {
                             break;
                         }
@@ -516,7 +513,7 @@ pub fn check_proofs(
             let sums: Vec<u64> = pack.lemmas().iter().map(|l| l.lemma.checksum).collect();
             let store = LemmaDir::packed(p, vec![pack]);
             for checksum in sums {
-                let (cert, name) = store.read_lemmas(checksum)?.ok_or_else(|| {
+                let (cert, name, _) = store.read_lemmas(checksum)?.ok_or_else(|| {
                     CertificateError::damaged(p, "a lemma its index lists is not found")
                 })?;
                 let checked = Checked {

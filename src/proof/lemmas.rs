@@ -146,12 +146,7 @@ impl Lemmas {
                     continue;
                 }
             }
-            // A version 3 file has no head to read apart: read whole.
-            let named = match lemma_dir.read_lemmas(sum) {
-                Ok(None) => lemma_dir.read(sum),
-                named => named,
-            };
-            match named {
+            match lemma_dir.read_lemmas(sum) {
                 Err(e) => {
                     self.files.insert(sum);
                     self.refused.push((
@@ -161,10 +156,10 @@ impl Lemmas {
                     ));
                 }
                 Ok(None) => {}
-                Ok(Some((cert, _))) if cert.root.board() != tables.board() => {
+                Ok(Some((cert, _, _))) if cert.root.board() != tables.board() => {
                     self.files.insert(sum);
                 }
-                Ok(Some((cert, name))) => {
+                Ok(Some((cert, name, _))) => {
                     waiting.push((name, cert.lemmas.iter().map(|l| l.checksum).collect(), sum));
                 }
             }
