@@ -244,9 +244,11 @@ def table(_args):
         if v is None:
             proved = [f"{'Black' if a == 'White' else 'White'} does not lose"
                       for a, w in ans.items() if w == "no win"]
-            still = [r for r in mine if r["answer"] == "open" and r["attacker"] not in ans]
-            left = (f"; does {still[-1]['attacker']} win? open at "
-                    f"{still[-1]['proof']}/{still[-1]['disproof']}") if still else ""
+            # Each question still open, at its last run's numbers.
+            still = {r["attacker"]: r for r in mine
+                     if r["answer"] == "open" and r["attacker"] not in ans}
+            left = "".join(f"; does {a} win? open at {r['proof']}/{r['disproof']}"
+                           for a, r in still.items())
             if not mine:
                 left = ": nothing proved yet"
             v = "undecided" + (": " + ", ".join(proved) if proved else "") + left
