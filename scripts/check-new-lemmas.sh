@@ -19,9 +19,7 @@ git ls-files --others --exclude-standard -- "$dir" | grep -E '\.(fnlemma|fnpack)
 echo "$(wc -l <"$list") new lemma files and packs"
 xargs -r target/release/fanotb check-proof --lemmas "$dir" --dir "$tables" <"$list"
 xargs -r git add -- <"$list"
-# The logs, open and sealed parts (a part pack-lemmas removed is staged removed).
-for f in "$dir"/{tree,checked,jobs}.tsv{,.zst}; do
-  if [ -e "$f" ] || git ls-files --error-unmatch -- "$f" >/dev/null 2>&1; then
-    git add -A -- "$f"
-  fi
-done
+# The logs, open and sealed parts (a part pack-lemmas merged away is staged removed).
+{ git ls-files -- "$dir"; find "$dir" -maxdepth 1 -type f; } |
+  grep -E '/(tree|checked|jobs)\.tsv(\.([1-9][0-9]*\.)?zst)?$' | sort -u |
+  xargs -r git add -A --

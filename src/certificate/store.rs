@@ -695,7 +695,8 @@ pub enum Packing {
 /// every loose lemma file and every pack no process is writing, into one new pack
 /// of large segments, read back before the files it replaces are removed (see
 /// [`Packing`]). When no search is writing (no pack is busy), its logs (`*.tsv`)
-/// are sealed too: each folded into its compressed part, `NAME.tsv.zst`.
+/// are sealed too: each open part made a compressed part (`NAME.tsv.zst`,
+/// `NAME.tsv.1.zst`, ...; see `files::log::seal`).
 ///
 /// # Errors
 ///

@@ -28,7 +28,8 @@ pub struct PackLemmasArgs {
     /// lemmas are not copied into each new pack (nor stored again by git).
     #[arg(long, conflicts_with = "only")]
     pub all: bool,
-    /// Only seal the logs (compress *.tsv into *.tsv.zst), leaving every pack and
+    /// Only seal the logs (each *.tsv into a new compressed part, *.tsv.N.zst; the
+    /// old parts kept while each is twice the newer ones), leaving every pack and
     /// loose lemma as it is.
     #[arg(long, conflicts_with_all = ["only", "all"])]
     pub logs_only: bool,
@@ -49,7 +50,7 @@ pub struct PackLemmasReport {
     kept: Vec<String>,
 }
 
-/// A log folded into its sealed part.
+/// A log whose open part was sealed.
 #[derive(Serialize)]
 struct SealedLog {
     log: String,
@@ -158,7 +159,7 @@ pub fn read_log_command(a: &ReadLogArgs) -> Result<()> {
     let text = fanotb::read_log(&a.log).map_err(|e| format!("{}: {e}", a.log.display()))?;
     if text.is_empty() {
         return Err(format!(
-            "{}: no such log (nor {}.zst)",
+            "{}: no such log (nor {}.zst, nor later sealed parts)",
             a.log.display(),
             a.log.display()
         )

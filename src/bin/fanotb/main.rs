@@ -138,7 +138,7 @@ enum Command {
     #[command(after_help = "Example: fanotb pack-lemmas proofs/tsivy/lemmas")]
     PackLemmas(lemmas::PackLemmasArgs),
     /// Print a lemma directory's log (jobs.tsv, tree.tsv or checked.tsv) whole: the
-    /// lines pack-lemmas sealed (NAME.zst), then those appended since.
+    /// lines pack-lemmas sealed (NAME.zst, NAME.1.zst, ...), then those appended since.
     #[command(after_help = "Example: fanotb read-log proofs/tsivy/lemmas/tree.tsv")]
     ReadLog(lemmas::ReadLogArgs),
     /// Rewrite a lemma directory in the newest format (version 4: proofs as their
