@@ -62,7 +62,12 @@ fn parts(path: &Path) -> std::io::Result<Vec<(u64, u64)>> {
             },
             _ => continue,
         };
-        found.push((index, entry.metadata()?.len()));
+        match entry.metadata() {
+            Ok(m) => found.push((index, m.len())),
+            // Merged away since the listing began.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
     }
     found.sort_unstable();
     Ok(found)
@@ -237,7 +242,18 @@ pub(crate) fn seal(path: &Path) -> std::io::Result<Option<(u64, u64)>> {
     let open = crate::files::read::read_text_bounded(path, MAX_LOG)?;
     let old = parts(path)?;
     let before = held.metadata()?.len() + old.iter().map(|&(_, b)| b).sum::<u64>();
-    let next = old.last().map_or(0, |&(i, _)| i + 1);
+    let next = match old.last() {
+        None => 0,
+        Some(&(i, _)) => i.checked_add(1).ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "{}: a sealed part numbered {i}: no number after it",
+                    path.display()
+                ),
+            )
+        })?,
+    };
     write_part(path, next, &open)?;
     let mut all = parts(path)?;
     let mut newer: u64 = all.iter().map(|&(_, b)| b).sum();
@@ -364,6 +380,14 @@ mod tests {
         seal(log.path()).unwrap().unwrap();
         assert_eq!(parts(log.path()).unwrap().len(), 1);
         assert_eq!(log.read().unwrap(), expected);
+        // A part planted with the last number: sealing after it is an error, and
+        // the parts before it stay as they were.
+        std::fs::copy(part_path(log.path(), 0), part_path(log.path(), u64::MAX)).unwrap();
+        let first = std::fs::read(part_path(log.path(), 0)).unwrap();
+        log.append("1\t2").unwrap();
+        let e = seal(log.path()).unwrap_err();
+        assert!(e.to_string().contains("no number after it"), "{e}");
+        assert_eq!(std::fs::read(part_path(log.path(), 0)).unwrap(), first);
     }
 
     /// A log sealed under one header and continued under another (a new version's
