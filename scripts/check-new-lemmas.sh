@@ -20,6 +20,6 @@ echo "$(wc -l <"$list") new lemma files and packs"
 xargs -r target/release/fanotb check-proof --lemmas "$dir" --dir "$tables" <"$list"
 xargs -r git add -- <"$list"
 # The logs, open and sealed parts (a part pack-lemmas merged away is staged removed).
-{ git ls-files -- "$dir"; find "$dir" -maxdepth 1 -type f; } |
-  grep -E '/(tree|checked|jobs)\.tsv(\.([1-9][0-9]*\.)?zst)?$' | sort -u |
-  xargs -r git add -A --
+{ git ls-files -z -- "$dir"; find "$dir" -maxdepth 1 -type f -print0; } |
+  { grep -zE '(^|/)(tree|checked|jobs)\.tsv(\.([1-9][0-9]*\.)?zst)?$' || true; } |
+  sort -zu | xargs -0r git add -A --

@@ -33,11 +33,15 @@ fn part_path(path: &Path, index: u64) -> PathBuf {
     name.into()
 }
 
+/// The most sealed parts a log may have: the merges keep about log2 of its bytes.
+const MAX_PARTS: usize = 64;
+
 /// The sealed parts of the log at `path`, in the order they were sealed: their
 /// indexes (see `part_path`) and compressed bytes. Other names are passed over.
 fn parts(path: &Path) -> std::io::Result<Vec<(u64, u64)>> {
+    use std::os::unix::ffi::OsStrExt;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let name = path.file_name().unwrap_or_default().as_bytes();
     let entries = match std::fs::read_dir(dir.unwrap_or(Path::new("."))) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         r => r?,
@@ -47,18 +51,18 @@ fn parts(path: &Path) -> std::io::Result<Vec<(u64, u64)>> {
         let entry = entry?;
         let file = entry.file_name();
         let Some(rest) = file
-            .to_str()
-            .and_then(|f| f.strip_prefix(name.as_ref()))
-            .and_then(|f| f.strip_suffix(".zst"))
+            .as_bytes()
+            .strip_prefix(name)
+            .and_then(|f| f.strip_suffix(b".zst"))
         else {
             continue;
         };
-        let index = match rest.strip_prefix('.') {
+        let index = match rest.strip_prefix(b".") {
             None if rest.is_empty() => 0,
             // Digits only, as `part_path` writes them: "+1" or "01" is another file.
-            Some(d) if !d.starts_with(['0', '+']) => match d.parse::<u64>() {
-                Ok(i) => i,
-                Err(_) => continue,
+            Some([b'1'..=b'9', ..]) => match std::str::from_utf8(&rest[1..]).map(str::parse) {
+                Ok(Ok(i)) => i,
+                _ => continue,
             },
             _ => continue,
         };
@@ -68,6 +72,16 @@ fn parts(path: &Path) -> std::io::Result<Vec<(u64, u64)>> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
+    }
+    if found.len() > MAX_PARTS {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{}: {} sealed parts, more than {MAX_PARTS}",
+                path.display(),
+                found.len()
+            ),
+        ));
     }
     found.sort_unstable();
     Ok(found)
@@ -83,24 +97,50 @@ fn text_if_any(path: &Path, max: u64) -> std::io::Result<Option<String>> {
 
 /// The sealed part `index` of the log at `path`, decompressed.
 fn part_text(path: &Path, index: u64) -> std::io::Result<String> {
-    let path = part_path(path, index);
-    let bytes = crate::files::read::read_bounded(&path, MAX_LOG)?;
-    let damaged = |why: String| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("{}: a damaged sealed log ({why})", path.display()),
-        )
-    };
-    let mut text = String::new();
-    zstd::stream::Decoder::new(bytes.as_slice())
-        .map_err(|e| damaged(e.to_string()))?
-        .take(MAX_LOG + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| damaged(e.to_string()))?;
-    if text.len() as u64 > MAX_LOG {
-        return Err(damaged(format!("more than {MAX_LOG} bytes of text")));
+    let (text, whole) = read_part(path, index, MAX_LOG)?;
+    if !whole {
+        return Err(damaged(
+            path,
+            index,
+            format!("more than {MAX_LOG} bytes of text"),
+        ));
     }
+    String::from_utf8(text).map_err(|e| damaged(path, index, e.to_string()))
+}
+
+/// The header line of the sealed part `index` of the log at `path`: the first
+/// line of its text, as far as its first 64 KiB go.
+fn part_header(path: &Path, index: u64) -> std::io::Result<Vec<u8>> {
+    let (mut text, _) = read_part(path, index, 1 << 16)?;
+    text.truncate(text.iter().position(|&b| b == b'\n').unwrap_or(text.len()));
     Ok(text)
+}
+
+/// The first `max` bytes of the text of the sealed part `index` of the log at
+/// `path`, and whether they are all of it.
+fn read_part(path: &Path, index: u64, max: u64) -> std::io::Result<(Vec<u8>, bool)> {
+    let file = part_path(path, index);
+    // The part's name on every error, and the kind kept (NotFound: merged away).
+    let bytes = crate::files::read::read_bounded(&file, MAX_LOG)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", file.display())))?;
+    let mut text = Vec::new();
+    zstd::stream::Decoder::new(bytes.as_slice())
+        .and_then(|d| d.take(max + 1).read_to_end(&mut text))
+        .map_err(|e| damaged(path, index, e.to_string()))?;
+    let whole = text.len() as u64 <= max;
+    text.truncate(max as usize);
+    Ok((text, whole))
+}
+
+/// The error of a sealed part that does not read back as it was written.
+fn damaged(path: &Path, index: u64, why: String) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "{}: a damaged sealed log ({why})",
+            part_path(path, index).display()
+        ),
+    )
 }
 
 /// The text of these sealed parts of the log at `path`, in order, as one log.
@@ -160,12 +200,16 @@ pub fn read_log(path: &Path) -> std::io::Result<String> {
     let open = text_if_any(path, MAX_LOG)?.unwrap_or_default();
     let mut tries = 0;
     let sealed = loop {
-        let indexes: Vec<u64> = parts(path)?.iter().map(|&(i, _)| i).collect();
+        let listed = parts(path)?;
+        let indexes: Vec<u64> = listed.iter().map(|&(i, _)| i).collect();
+        // A seal's merge meanwhile (a part gone, or other parts listed after the
+        // read): read again.
         match parts_text(path, &indexes) {
-            // A part merged away since the listing: list again.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 8 => tries += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 8 => {}
+            Ok(_) if parts(path)? != listed && tries < 8 => {}
             r => break r?,
         }
+        tries += 1;
     };
     combine(path, sealed, &open)
 }
@@ -226,13 +270,12 @@ fn open_locked(path: &Path, create: bool) -> std::io::Result<Option<std::fs::Fil
 }
 
 /// Seals the open part of the log at `path`: its lines become a new sealed part
-/// (`NAME.N.zst`, after every other), written whole or not at all, then the open
-/// part is removed, holding the open part's lock throughout: a line appended
-/// meanwhile waits, then goes to a new open part. Sealed parts are never rewritten
-/// whole for a few new lines (a repository that commits the log would store it
-/// again each time): as `pack_lemmas` keeps packs, the oldest parts each of at
-/// least twice the bytes of all newer ones are kept, and the newer ones merged into
-/// one. Returns the bytes of the log before and after, `None` when there is no open
+/// (`NAME.N.zst`, numbered after every other), written whole or not at all, then
+/// the open part is removed, holding the open part's lock throughout: a line
+/// appended meanwhile waits, then goes to a new open part. The sealed parts are
+/// then tidied (`tidy`) so that a seal of a few lines seldom rewrites the old
+/// ones, which a repository that commits the log would store again each time.
+/// Returns the bytes of the log before and after, `None` when there is no open
 /// part to seal. A seal cut between its steps leaves lines in two parts: read
 /// twice, which the logs' readers take as once.
 pub(crate) fn seal(path: &Path) -> std::io::Result<Option<(u64, u64)>> {
@@ -241,7 +284,9 @@ pub(crate) fn seal(path: &Path) -> std::io::Result<Option<(u64, u64)>> {
     };
     let open = crate::files::read::read_text_bounded(path, MAX_LOG)?;
     let old = parts(path)?;
-    let before = held.metadata()?.len() + old.iter().map(|&(_, b)| b).sum::<u64>();
+    let before = old
+        .iter()
+        .fold(held.metadata()?.len(), |sum, &(_, b)| sum.saturating_add(b));
     let next = match old.last() {
         None => 0,
         Some(&(i, _)) => i.checked_add(1).ok_or_else(|| {
@@ -255,28 +300,55 @@ pub(crate) fn seal(path: &Path) -> std::io::Result<Option<(u64, u64)>> {
         })?,
     };
     write_part(path, next, &open)?;
+    // The open lines are sealed: whatever the tidying meets, they are not sealed
+    // again by the next seal.
+    let tidied = tidy(path);
+    std::fs::remove_file(path)?;
+    drop(held);
+    Ok(Some((before, tidied?)))
+}
+
+/// Tidies the sealed parts of the log at `path`; returns their bytes after. Parts
+/// before the last change of header are read by no one (`combine`) and removed;
+/// of the others, from the oldest, each part of at least twice the bytes of all
+/// newer ones is kept as it is, and the newer ones are merged into one under the
+/// newest one's number (numbers only grow: a reader that listed the parts before
+/// meets a part gone, and lists again). Each byte is rewritten about log2 of the
+/// log's bytes times over the log's life.
+fn tidy(path: &Path) -> std::io::Result<u64> {
     let mut all = parts(path)?;
-    let mut newer: u64 = all.iter().map(|&(_, b)| b).sum();
+    let headers = all
+        .iter()
+        .map(|&(i, _)| part_header(path, i))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let live = (1..all.len())
+        .rev()
+        .find(|&k| headers[k] != headers[k - 1])
+        .unwrap_or(0);
+    for &(i, _) in &all[..live] {
+        std::fs::remove_file(part_path(path, i))?;
+    }
+    all.drain(..live);
+    let mut newer = all.iter().fold(0u64, |sum, &(_, b)| sum.saturating_add(b));
     let mut kept = 0;
     for &(_, bytes) in &all {
-        newer -= bytes;
-        if bytes < 2 * newer {
+        newer = newer.saturating_sub(bytes);
+        if bytes < newer.saturating_mul(2) {
             break;
         }
         kept += 1;
     }
     if kept + 1 < all.len() {
         let merged: Vec<u64> = all[kept..].iter().map(|&(i, _)| i).collect();
-        let bytes = write_part(path, merged[0], &parts_text(path, &merged)?)?;
-        for &i in &merged[1..] {
+        let last = merged[merged.len() - 1];
+        let bytes = write_part(path, last, &parts_text(path, &merged)?)?;
+        for &i in &merged[..merged.len() - 1] {
             std::fs::remove_file(part_path(path, i))?;
         }
         all.truncate(kept);
-        all.push((merged[0], bytes));
+        all.push((last, bytes));
     }
-    std::fs::remove_file(path)?;
-    drop(held);
-    Ok(Some((before, all.iter().map(|&(_, b)| b).sum())))
+    Ok(all.iter().fold(0u64, |sum, &(_, b)| sum.saturating_add(b)))
 }
 
 /// Writes `text` as the sealed part `index` of the log at `path`, whole or not at
@@ -375,19 +447,50 @@ mod tests {
             assert_eq!(now[0], (0, first.len() as u64), "round {round}");
         }
         assert_eq!(std::fs::read(part_path(log.path(), 0)).unwrap(), first);
-        // Many new lines, as large as the first part: merged with it.
+        // Many new lines, as large as the first part: merged with it, under the
+        // newest part's number.
         lines(10_000, &mut expected);
         seal(log.path()).unwrap().unwrap();
-        assert_eq!(parts(log.path()).unwrap().len(), 1);
+        let now = parts(log.path()).unwrap();
+        assert_eq!(now.len(), 1, "{now:?}");
+        assert!(now[0].0 > 40, "{now:?}");
         assert_eq!(log.read().unwrap(), expected);
+        // A seal cut after its new part was written, before the open part was
+        // removed: the open lines read twice, never lost, then sealed again.
+        lines(3, &mut expected);
+        let open = std::fs::read_to_string(log.path()).unwrap();
+        write_part(log.path(), now[0].0 + 1, &open).unwrap();
+        let twice = format!("{expected}{}", open.split_once('\n').unwrap().1);
+        assert_eq!(log.read().unwrap(), twice);
+        seal(log.path()).unwrap().unwrap();
+        assert_eq!(log.read().unwrap(), twice);
         // A part planted with the last number: sealing after it is an error, and
-        // the parts before it stay as they were.
-        std::fs::copy(part_path(log.path(), 0), part_path(log.path(), u64::MAX)).unwrap();
-        let first = std::fs::read(part_path(log.path(), 0)).unwrap();
+        // the open lines are sealed all the same (not again at the next seal).
+        let last = parts(log.path()).unwrap().last().unwrap().0;
+        std::fs::copy(part_path(log.path(), last), part_path(log.path(), u64::MAX)).unwrap();
         log.append("1\t2").unwrap();
         let e = seal(log.path()).unwrap_err();
         assert!(e.to_string().contains("no number after it"), "{e}");
-        assert_eq!(std::fs::read(part_path(log.path(), 0)).unwrap(), first);
+        assert!(log.path().exists(), "not sealed: nothing written");
+    }
+
+    /// A log whose name is not UTF-8 is sealed and read as any other.
+    #[test]
+    fn a_log_of_any_name_seals() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(std::ffi::OsStr::from_bytes(b"x\xff.tsv"));
+        let log = TsvLog {
+            path: path.clone(),
+            header: HEADER,
+            lock: Mutex::new(()),
+        };
+        for line in ["1\ta", "2\tb"] {
+            log.append(line).unwrap();
+            seal(&path).unwrap().unwrap();
+        }
+        assert_eq!(parts(&path).unwrap().len(), 1, "the two merged");
+        assert_eq!(read_log(&path).unwrap(), format!("{HEADER}\n1\ta\n2\tb\n"));
     }
 
     /// A log sealed under one header and continued under another (a new version's
@@ -396,14 +499,17 @@ mod tests {
     fn a_new_header_replaces_the_sealed_part() {
         let dir = tempfile::tempdir().unwrap();
         let old = TsvLog::new(dir.path(), "x.tsv", "version 1");
-        old.append("old line").unwrap();
+        let mut first = "version 1\n".to_string();
+        // Many lines: a part that a seal of a few lines keeps.
+        for i in 0..2000u64 {
+            let line = format!("old line {}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            old.append(&line).unwrap();
+            first.push_str(&line);
+            first.push('\n');
+        }
         seal(old.path()).unwrap().unwrap();
         let new = TsvLog::new(dir.path(), "x.tsv", "version 2");
-        assert_eq!(
-            new.read().unwrap(),
-            "version 1\nold line\n",
-            "not yet replaced"
-        );
+        assert_eq!(new.read().unwrap(), first, "not yet replaced");
         new.append("new line").unwrap();
         assert_eq!(new.read().unwrap(), "version 2\nnew line\n");
         seal(new.path()).unwrap().unwrap();
@@ -411,5 +517,11 @@ mod tests {
         // Back to the old version: its open part, under its header, replaces in turn.
         old.append("old again").unwrap();
         assert_eq!(old.read().unwrap(), "version 1\nold again\n");
+        // Sealed, it stays alone (the last two parts merged under the first one's
+        // header do not bring the first part back), and the parts no one reads are
+        // gone.
+        seal(old.path()).unwrap().unwrap();
+        assert_eq!(old.read().unwrap(), "version 1\nold again\n");
+        assert_eq!(parts(old.path()).unwrap().len(), 1);
     }
 }
