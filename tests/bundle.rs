@@ -146,7 +146,7 @@ fn a_damaged_or_cut_bundle_is_refused_with_its_reason() {
         assert!(e.contains(why), "{e}");
     }
     // A bundle that holds a lemma its certificate does not rely on is refused.
-    let report = fanotb::pack_lemmas(&lemmas, fanotb::Packing::All).unwrap();
+    let report = fanotb::pack_lemmas(&lemmas, fanotb::Packing::All, &[]).unwrap();
     let pack = std::fs::read(report.pack.unwrap()).unwrap();
     let cert = &good[20..20 + cert_len];
     let head = [&good[..12], &(cert.len() as u64).to_le_bytes()].concat();

@@ -266,8 +266,28 @@ impl LemmaDir {
     /// holds at least twice the bytes of all that is packed besides it. The new
     /// pack is read back before anything is removed. `LogsOnly`: only which packs
     /// are busy.
-    pub(crate) fn repack(&self, how: Packing) -> Result<PackReport, CertificateError> {
+    pub(crate) fn repack(
+        &self,
+        how: Packing,
+        keep: &[PathBuf],
+    ) -> Result<PackReport, CertificateError> {
         let mut report = PackReport::default();
+        let same = |a: &Path, b: &Path| {
+            let canonical = |p: &Path| std::fs::canonicalize(p).map_err(CertificateError::io(p));
+            Ok::<_, CertificateError>(canonical(a)? == canonical(b)?)
+        };
+        for k in keep {
+            let mut found = false;
+            for pack in &self.packs {
+                found |= same(k, pack.path())?;
+            }
+            if !found {
+                return Err(CertificateError::Refused {
+                    path: k.clone(),
+                    why: format!("not a pack of {}: nothing to keep", self.dir.display()),
+                });
+            }
+        }
         let mut taken: Vec<&Pack> = Vec::new();
         for pack in &self.packs {
             let free = File::open(pack.path())
@@ -290,9 +310,21 @@ impl LemmaDir {
         if how == Packing::LogsOnly {
             return Ok(report);
         }
+        let mut kept = Vec::new();
+        for &pack in &taken {
+            let mut asked = false;
+            for k in keep {
+                asked |= same(k, pack.path())?;
+            }
+            if asked {
+                kept.push(pack.path().to_path_buf());
+            }
+        }
+        taken.retain(|p| !kept.iter().any(|k| k == p.path()));
+        report.kept = kept;
         let loose = self.loose_files()?;
         if how == Packing::Geometric {
-            report.kept = geometric(&mut taken, &loose)?;
+            report.kept.extend(geometric(&mut taken, &loose)?);
         }
         let mut lemmas: Vec<(LemmaRef, Vec<u8>)> = Vec::new();
         // A lemma a kept pack holds already is not copied into the new one.
@@ -672,8 +704,8 @@ pub struct PackReport {
     pub bytes_after: u64,
     /// The logs sealed, with their bytes before and after.
     pub logs: Vec<(PathBuf, u64, u64)>,
-    /// Packs left as they are: each at least twice the bytes of what was packed
-    /// besides it (not with `all`).
+    /// Packs left as they are: those asked to be kept, then (not with `all`) each
+    /// at least twice the bytes of what was packed besides it.
     pub kept: Vec<PathBuf>,
 }
 
@@ -694,16 +726,22 @@ pub enum Packing {
 /// Packs the lemmas of the lemma directory `dir` (docs/PROOF.md, "Lemma packs"):
 /// every loose lemma file and every pack no process is writing, into one new pack
 /// of large segments, read back before the files it replaces are removed (see
-/// [`Packing`]). When no search is writing (no pack is busy), its logs (`*.tsv`)
+/// [`Packing`]), but the packs `keep`, left as they are (the packs a repository
+/// has committed, say). When no search is writing (no pack is busy), its logs (`*.tsv`)
 /// are sealed too: each open part made a compressed part (`NAME.tsv.zst`,
 /// `NAME.tsv.1.zst`, ...; see `files::log::seal`).
 ///
 /// # Errors
 ///
 /// A file that cannot be read or removed, a damaged lemma, a new pack that does not
-/// read back whole (then nothing is removed), a damaged sealed log.
-pub fn pack_lemmas(dir: &Path, how: Packing) -> Result<PackReport, CertificateError> {
-    let mut report = LemmaDir::open(dir)?.repack(how)?;
+/// read back whole (then nothing is removed), a damaged sealed log, a pack to keep
+/// that is not one of `dir`.
+pub fn pack_lemmas(
+    dir: &Path,
+    how: Packing,
+    keep: &[PathBuf],
+) -> Result<PackReport, CertificateError> {
+    let mut report = LemmaDir::open(dir)?.repack(how, keep)?;
     if report.busy.is_empty() {
         for path in files_with(dir, "tsv")? {
             if let Some((before, after)) =
@@ -906,7 +944,7 @@ mod tests {
         // Two lemmas the big pack holds already: not copied again.
         write(d, 0..2);
         let want = all_sums(d);
-        let r = pack_lemmas(d, Packing::Geometric).unwrap();
+        let r = pack_lemmas(d, Packing::Geometric, &[]).unwrap();
         assert_eq!(
             (r.kept.clone(), r.packs, r.lemmas),
             (vec![big.clone()], 3, 20)
@@ -917,18 +955,45 @@ mod tests {
         // so only the new one is packed.
         let mid = r.pack.clone().unwrap();
         write(d, 320..321);
-        let r = pack_lemmas(d, Packing::Geometric).unwrap();
+        let r = pack_lemmas(d, Packing::Geometric, &[]).unwrap();
         assert_eq!((r.kept.clone(), r.packs), (vec![big.clone(), mid], 1));
         // Not twice the rest: everything into one.
         write(d, 400..700);
         let want = all_sums(d);
-        let r = pack_lemmas(d, Packing::Geometric).unwrap();
+        let r = pack_lemmas(d, Packing::Geometric, &[]).unwrap();
         assert!(r.kept.is_empty(), "{:?}", r.kept);
         assert_eq!((r.packs, r.lemmas), (4, 621));
         assert!(!big.exists());
         assert_eq!(all_sums(d), want);
         write(d, 800..801);
-        let r = pack_lemmas(d, Packing::All).unwrap();
+        let r = pack_lemmas(d, Packing::All, &[]).unwrap();
         assert_eq!((r.kept.len(), r.packs), (0, 2), "all: every pack");
+        // Packs asked to be kept stay as they are, even the small ones, and their
+        // lemmas are not copied; a pack to keep that is not one of the directory
+        // is refused before anything is packed.
+        let old = r.pack.clone().unwrap();
+        write(d, 900..901);
+        let small = LemmaDir::open(d)
+            .unwrap()
+            .packs
+            .iter()
+            .map(|p| p.path().to_path_buf())
+            .find(|p| *p != old)
+            .unwrap();
+        write(d, 902..904);
+        write(d, 900..901);
+        let want = all_sums(d);
+        let outside = tempfile::tempdir().unwrap();
+        let stray = outside.path().join("x.fnpack");
+        std::fs::write(&stray, b"").unwrap();
+        let e = pack_lemmas(d, Packing::All, &[old.clone(), stray]).unwrap_err();
+        assert!(e.to_string().contains("not a pack of"), "{e}");
+        assert_eq!(all_sums(d), want);
+        let r = pack_lemmas(d, Packing::All, &[old.clone(), small.clone()]).unwrap();
+        assert_eq!(
+            (r.kept.clone(), r.packs, r.lemmas),
+            (vec![old, small], 2, 2)
+        );
+        assert_eq!(all_sums(d), want);
     }
 }

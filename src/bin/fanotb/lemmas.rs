@@ -28,6 +28,11 @@ pub struct PackLemmasArgs {
     /// lemmas are not copied into each new pack (nor stored again by git).
     #[arg(long, conflicts_with = "only")]
     pub all: bool,
+    /// Leave these packs of DIR as they are, and do not copy their lemmas: the
+    /// packs a repository has committed, so that only new lemmas make a new pack.
+    /// Example: --keep $(git ls-files 'proofs/tsivy/lemmas/*.fnpack').
+    #[arg(long, num_args = 1.., conflicts_with_all = ["only", "logs_only"])]
+    pub keep: Vec<PathBuf>,
     /// Only seal the logs (each *.tsv into a new compressed part, *.tsv.N.zst; the
     /// old parts kept while each is twice the newer ones), leaving every pack and
     /// loose lemma as it is.
@@ -77,7 +82,7 @@ impl fmt::Display for PackLemmasReport {
             writeln!(f, "left as it is, a search is writing it: {b}")?;
         }
         for k in &self.kept {
-            writeln!(f, "kept as it is, twice the size of the rest: {k}")?;
+            writeln!(f, "kept as it is: {k}")?;
         }
         for c in &self.cut {
             writeln!(f, "ended early, its segments before taken in: {c}")?;
@@ -104,7 +109,7 @@ pub fn pack_lemmas_command(a: &PackLemmasArgs) -> Result<PackLemmasReport> {
                 (_, true) => fanotb::Packing::LogsOnly,
                 _ => fanotb::Packing::Geometric,
             };
-            fanotb::pack_lemmas(&a.dir, how)?
+            fanotb::pack_lemmas(&a.dir, how, &a.keep)?
         }
     };
     // Nothing packed (or sealed) is nothing done of what was asked: a non-zero exit.
