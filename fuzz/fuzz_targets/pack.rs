@@ -34,7 +34,7 @@ fuzz_target!(|bytes: &[u8]| {
     if let Err(e) = check_proofs(&[pack], dir, &opts) {
         let _ = e.to_string();
     }
-    if let Err(e) = pack_lemmas(&lemmas, Packing::All) {
+    if let Err(e) = pack_lemmas(&lemmas, Packing::All, &[]) {
         let _ = e.to_string();
     }
 });
