@@ -272,20 +272,26 @@ impl LemmaDir {
         keep: &[PathBuf],
     ) -> Result<PackReport, CertificateError> {
         let mut report = PackReport::default();
-        let same = |a: &Path, b: &Path| {
-            let canonical = |p: &Path| std::fs::canonicalize(p).map_err(CertificateError::io(p));
-            Ok::<_, CertificateError>(canonical(a)? == canonical(b)?)
+        // Each path is canonicalized once: a name given to keep may be relative,
+        // or reach the pack through a link. With nothing to keep, none is.
+        let packs = match keep.is_empty() {
+            true => Vec::new(),
+            false => self
+                .packs
+                .iter()
+                .map(|p| std::fs::canonicalize(p.path()).map_err(CertificateError::io(p.path())))
+                .collect::<Result<Vec<_>, _>>()?,
         };
+        let mut kept_names = Vec::with_capacity(keep.len());
         for k in keep {
-            let mut found = false;
-            for pack in &self.packs {
-                found |= same(k, pack.path())?;
-            }
-            if !found {
-                return Err(CertificateError::Refused {
-                    path: k.clone(),
-                    why: format!("not a pack of {}: nothing to keep", self.dir.display()),
-                });
+            match std::fs::canonicalize(k) {
+                Ok(c) if packs.contains(&c) => kept_names.push(c),
+                _ => {
+                    return Err(CertificateError::Refused {
+                        path: k.clone(),
+                        why: format!("not a pack of {}: nothing to keep", self.dir.display()),
+                    });
+                }
             }
         }
         let mut taken: Vec<&Pack> = Vec::new();
@@ -310,16 +316,15 @@ impl LemmaDir {
         if how == Packing::LogsOnly {
             return Ok(report);
         }
-        let mut kept = Vec::new();
-        for &pack in &taken {
-            let mut asked = false;
-            for k in keep {
-                asked |= same(k, pack.path())?;
-            }
-            if asked {
-                kept.push(pack.path().to_path_buf());
-            }
-        }
+        let kept: Vec<PathBuf> = self
+            .packs
+            .iter()
+            .zip(&packs)
+            .filter(|(pack, c)| {
+                kept_names.contains(c) && taken.iter().any(|t| t.path() == pack.path())
+            })
+            .map(|(pack, _)| pack.path().to_path_buf())
+            .collect();
         taken.retain(|p| !kept.iter().any(|k| k == p.path()));
         report.kept = kept;
         let loose = self.loose_files()?;
@@ -989,7 +994,13 @@ mod tests {
         let e = pack_lemmas(d, Packing::All, &[old.clone(), stray]).unwrap_err();
         assert!(e.to_string().contains("not a pack of"), "{e}");
         assert_eq!(all_sums(d), want);
-        let r = pack_lemmas(d, Packing::All, &[old.clone(), small.clone()]).unwrap();
+        let e = pack_lemmas(d, Packing::All, &[d.join("missing.fnpack")]).unwrap_err();
+        assert!(e.to_string().contains("not a pack of"), "{e}");
+        // A pack named through a link to the directory is the same pack.
+        let link = outside.path().join("link");
+        std::os::unix::fs::symlink(d, &link).unwrap();
+        let roundabout = link.join(small.file_name().unwrap());
+        let r = pack_lemmas(d, Packing::All, &[old.clone(), roundabout]).unwrap();
         assert_eq!(
             (r.kept.clone(), r.packs, r.lemmas),
             (vec![old, small], 2, 2)
