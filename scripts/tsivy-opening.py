@@ -98,9 +98,19 @@ def append_run(row):
 
 
 def answers(runs, position):
-    """attacker -> "win" / "no win" from the runs of `position`."""
-    return {r["attacker"]: r["answer"] for r in runs
-            if r["position"] == position and r["answer"] != "open"}
+    """attacker -> "win" / "no win" from the runs of `position`; runs that contradict
+    each other (two answers to one question, or a win for both sides) stop the
+    script, naming the position: no value is made of them."""
+    got = {}
+    for r in runs:
+        if r["position"] != position or r["answer"] == "open":
+            continue
+        if got.setdefault(r["attacker"], r["answer"]) != r["answer"]:
+            sys.exit(f"{RUNS.name} contradicts itself at {position}: "
+                     f"{r['attacker']} both '{got[r['attacker']]}' and '{r['answer']}'")
+    if got.get("White") == "win" and got.get("Black") == "win":
+        sys.exit(f"{RUNS.name} contradicts itself at {position}: a win for both sides")
+    return got
 
 
 def value(ans):
@@ -123,8 +133,8 @@ def commit():
                           capture_output=True, text=True, check=False).stdout.strip()
 
 
-# The commit the run starts at (its binary's, built or copied then), not the one
-# current when each question ends: commits meanwhile do not change the binary.
+# HEAD when the run starts, not when each question ends: commits meanwhile do not
+# change the binary. A binary given by FANOTB is taken to be built from it.
 COMMIT = commit()
 
 
