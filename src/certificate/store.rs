@@ -274,13 +274,13 @@ impl LemmaDir {
         let mut report = PackReport::default();
         // Each path is canonicalized once: a name given to keep may be relative,
         // or reach the pack through a link. With nothing to keep, none is.
-        let packs = match keep.is_empty() {
-            true => Vec::new(),
-            false => self
-                .packs
+        let packs = if keep.is_empty() {
+            Vec::new()
+        } else {
+            self.packs
                 .iter()
                 .map(|p| std::fs::canonicalize(p.path()).map_err(CertificateError::io(p.path())))
-                .collect::<Result<Vec<_>, _>>()?,
+                .collect::<Result<Vec<_>, _>>()?
         };
         let mut kept_names = Vec::with_capacity(keep.len());
         for k in keep {
