@@ -20,9 +20,9 @@ pub(super) const INF: u32 = u32::MAX / 2;
 /// Search nodes between two progress reports.
 const REPORT_EVERY: u64 = 1 << 16;
 /// The search's version, raised whenever its choices change (version 2: initial
-/// numbers from mobility): the job log records it, so that a job a weaker search
-/// left undecided is tried again.
-pub(super) const SEARCH_VERSION: u32 = 2;
+/// numbers from mobility; 3: and from material): the job log records it, so that
+/// a job a weaker search left undecided is tried again.
+pub(super) const SEARCH_VERSION: u32 = 3;
 /// How often the fixpoint may reject the search's verdict before the search gives up.
 const MAX_REPAIRS: usize = 8;
 /// Nodes whose children a search keeps, so that a node visited again does not
@@ -179,9 +179,8 @@ pub(super) struct Child {
     key: Key,
     /// Settled without search: a finished game, a table position or a lemma.
     leaf: Option<bool>,
-    /// Its numbers before any search, for a position the table does not hold:
-    /// from its mobility (df-pn with initial numbers: a side with many moves is hard
-    /// to refute).
+    /// Its numbers before any search, for a position the table does not hold
+    /// (`fresh_numbers`).
     fresh: (u32, u32),
 }
 
@@ -199,6 +198,31 @@ pub(super) fn settled(tables: &ValueTables, pos: &Position) -> Option<Wdl> {
         return tables.value(us, them);
     }
     None
+}
+
+/// What each stone the attacker is behind adds to a fresh position's proof number,
+/// and each stone ahead to its disproof number (measured: `docs/guide/proofs.md`,
+/// "The search's initial numbers, measured").
+const MATERIAL_WEIGHT: u32 = 2;
+
+/// The numbers of a position the search meets for the first time (df-pn with
+/// initial numbers): from its mobility m, the number of distinct positions its
+/// moves lead to, (1, m) where the attacker moves (one good move proves it, all m
+/// must be refuted) and (m, 1) where the other side does; then each stone the
+/// attacker is behind makes the proof harder by `MATERIAL_WEIGHT`, each stone
+/// ahead the disproof (the game is won by taking every stone).
+pub(super) fn fresh_numbers(pos: &Position, attacker: Color) -> (u32, u32) {
+    let m = pos.successor_count().clamp(1, 1 << 16) as u32;
+    let (attackers, defenders, (pn, dn)) = if pos.turn() == attacker {
+        (pos.us(), pos.them(), (1, m))
+    } else {
+        (pos.them(), pos.us(), (m, 1))
+    };
+    let (a, d) = (attackers.count_ones(), defenders.count_ones());
+    (
+        pn + MATERIAL_WEIGHT * d.saturating_sub(a),
+        dn + MATERIAL_WEIGHT * a.saturating_sub(d),
+    )
 }
 
 /// Whether a settled value for the side to move of `pos` is a win for `side`.
@@ -267,12 +291,7 @@ impl Dfpn<'_> {
                     .map(|v| wins_for(self.attacker, &c, v))
                     .or_else(|| self.lemma_answer(&c));
                 let fresh = if leaf.is_none() {
-                    let m = c.successor_count().clamp(1, 1 << 16) as u32;
-                    if c.turn() == self.attacker {
-                        (1, m)
-                    } else {
-                        (m, 1)
-                    }
+                    fresh_numbers(&c, self.attacker)
                 } else {
                     (1, 1)
                 };
@@ -649,5 +668,29 @@ mod tests {
             lemmas_mattered,
             "the lemmas three plies down changed no search"
         );
+    }
+
+    /// A fresh position starts from its mobility, turned by who moves, and each
+    /// stone of difference makes the behind side's number harder by the weight.
+    #[test]
+    fn fresh_numbers_come_from_mobility_and_material() {
+        let w = MATERIAL_WEIGHT;
+        // White: two stones, Black: one; White to move.
+        let ahead: Position = "W3W/5/5/5/2B2 w".parse().unwrap();
+        let m = ahead.successor_count() as u32;
+        assert_eq!(m, 6, "three steps from each corner, none capturing");
+        assert_eq!(fresh_numbers(&ahead, Color::White), (1, m + w));
+        assert_eq!(fresh_numbers(&ahead, Color::Black), (m + w, 1));
+        // Stones level: mobility alone.
+        let level: Position = "W4/5/5/5/2B2 b".parse().unwrap();
+        let m = level.successor_count() as u32;
+        assert_eq!(m, 5, "the black stone's five steps");
+        assert_eq!(fresh_numbers(&level, Color::Black), (1, m));
+        assert_eq!(fresh_numbers(&level, Color::White), (m, 1));
+        // Three stones behind, the attacker to move: its proof is harder.
+        let behind: Position = "W4/5/5/5/BB1BB w".parse().unwrap();
+        let m = behind.successor_count() as u32;
+        assert_eq!(fresh_numbers(&behind, Color::White), (1 + 3 * w, m));
+        assert_eq!(fresh_numbers(&behind, Color::Black), (m, 1 + 3 * w));
     }
 }

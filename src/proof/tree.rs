@@ -185,8 +185,10 @@ impl TreeLog {
         Ok(TreeLog { log, known })
     }
 
-    /// The numbers an earlier search of `pos` with these table stones, at least
-    /// this node limit and this search version or a later one left.
+    /// The numbers an earlier search of `pos` with these table stones and at least
+    /// this node limit left, the latest search's first. An older search's numbers
+    /// are kept too: they only guide the tree (nothing is decided by them), and
+    /// dropping them would throw away the tree a long run grew.
     fn numbers(
         &self,
         attacker: Color,
@@ -197,8 +199,8 @@ impl TreeLog {
         self.known
             .get(&(attacker, pos.to_string()))?
             .iter()
-            .filter(|l| l.k == k && l.max_nodes >= max_nodes && l.search >= SEARCH_VERSION)
-            .max_by_key(|l| (l.max_nodes, l.search))
+            .filter(|l| l.k == k && l.max_nodes >= max_nodes)
+            .max_by_key(|l| (l.search, l.max_nodes))
             .map(|l| (l.proof, l.disproof))
     }
 
@@ -756,5 +758,39 @@ mod tests {
         assert_eq!(cycle_needed(&t, 0, false), Some(3));
         let t = with_children(&[(0, None), (0, None)]);
         assert_eq!(cycle_needed(&t, 0, true), None);
+    }
+
+    /// A leaf's logged numbers serve a later run: those of the latest search
+    /// first, an older search's when it is the only one, never those of a smaller
+    /// node limit or other table stones.
+    #[test]
+    fn the_log_serves_the_latest_search_and_keeps_older_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let pos = Position::start(crate::rules::board::Board::get(5, 5).expect("dimy"));
+        let line = |k, max_nodes, pn, dn, search| {
+            format!("White\t{pos}\t{k}\t{max_nodes}\t{pn}\t{dn}\t1\t0.01\t{search}\n")
+        };
+        let header = "attacker\tposition\tk\tmax_nodes\tproof\tdisproof\tnodes\tseconds\tsearch\n";
+        let write = |lines: &[String]| {
+            std::fs::write(
+                dir.path().join("tree.tsv"),
+                header.to_string() + &lines.concat(),
+            )
+            .unwrap();
+            TreeLog::open(dir.path()).unwrap()
+        };
+        let older = line(4, 2000, 7, 8, SEARCH_VERSION - 1);
+        let log = write(std::slice::from_ref(&older));
+        assert_eq!(log.numbers(Color::White, &pos, 4, 2000), Some((7, 8)));
+        assert_eq!(log.numbers(Color::White, &pos, 4, 4000), None);
+        assert_eq!(log.numbers(Color::White, &pos, 5, 2000), None);
+        assert_eq!(log.numbers(Color::Black, &pos, 4, 2000), None);
+        let log = write(&[
+            older,
+            line(4, 3000, 5, 6, SEARCH_VERSION),
+            line(4, 9000, 1, 2, 1),
+        ]);
+        assert_eq!(log.numbers(Color::White, &pos, 4, 2000), Some((5, 6)));
+        assert_eq!(log.numbers(Color::White, &pos, 4, 5000), Some((1, 2)));
     }
 }
