@@ -674,23 +674,21 @@ mod tests {
     /// stone of difference makes the behind side's number harder by the weight.
     #[test]
     fn fresh_numbers_come_from_mobility_and_material() {
-        let w = MATERIAL_WEIGHT;
-        // White: two stones, Black: one; White to move.
+        // White: two stones, Black: one; White to move, three steps from each
+        // corner, none capturing.
         let ahead: Position = "W3W/5/5/5/2B2 w".parse().unwrap();
-        let m = ahead.successor_count() as u32;
-        assert_eq!(m, 6, "three steps from each corner, none capturing");
-        assert_eq!(fresh_numbers(&ahead, Color::White), (1, m + w));
-        assert_eq!(fresh_numbers(&ahead, Color::Black), (m + w, 1));
-        // Stones level: mobility alone.
+        assert_eq!(ahead.successor_count(), 6);
+        assert_eq!(fresh_numbers(&ahead, Color::White), (1, 8));
+        assert_eq!(fresh_numbers(&ahead, Color::Black), (8, 1));
+        // Stones level: mobility alone (the black stone's five steps).
         let level: Position = "W4/5/5/5/2B2 b".parse().unwrap();
-        let m = level.successor_count() as u32;
-        assert_eq!(m, 5, "the black stone's five steps");
-        assert_eq!(fresh_numbers(&level, Color::Black), (1, m));
-        assert_eq!(fresh_numbers(&level, Color::White), (m, 1));
+        assert_eq!(level.successor_count(), 5);
+        assert_eq!(fresh_numbers(&level, Color::Black), (1, 5));
+        assert_eq!(fresh_numbers(&level, Color::White), (5, 1));
         // Three stones behind, the attacker to move: its proof is harder.
         let behind: Position = "W4/5/5/5/BB1BB w".parse().unwrap();
-        let m = behind.successor_count() as u32;
-        assert_eq!(fresh_numbers(&behind, Color::White), (1 + 3 * w, m));
-        assert_eq!(fresh_numbers(&behind, Color::Black), (m, 1 + 3 * w));
+        assert_eq!(behind.successor_count(), 3);
+        assert_eq!(fresh_numbers(&behind, Color::White), (7, 3));
+        assert_eq!(fresh_numbers(&behind, Color::Black), (3, 7));
     }
 }

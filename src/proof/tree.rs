@@ -186,9 +186,10 @@ impl TreeLog {
     }
 
     /// The numbers an earlier search of `pos` with these table stones and at least
-    /// this node limit left, the latest search's first. An older search's numbers
-    /// are kept too: they only guide the tree (nothing is decided by them), and
-    /// dropping them would throw away the tree a long run grew.
+    /// this node limit left, the latest search's first, then the largest limit's.
+    /// An older search's numbers are kept too: they only guide the tree (nothing
+    /// is decided by them), and dropping them would throw away the tree a long run
+    /// grew.
     fn numbers(
         &self,
         attacker: Color,
