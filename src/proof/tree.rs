@@ -141,6 +141,10 @@ enum Leaf {
     Open(u32, u32),
 }
 
+/// The columns of `tree.tsv`.
+const TREE_LOG_HEADER: &str =
+    "attacker\tposition\tk\tmax_nodes\tproof\tdisproof\tnodes\tseconds\tsearch";
+
 /// The log of the leaves' searches, `tree.tsv` in the lemma directory: attacker,
 /// position, table stones, node limit, proof, disproof, nodes, seconds, search
 /// version. Open leaves only: a decided one leaves a lemma.
@@ -152,11 +156,7 @@ struct TreeLog {
 
 impl TreeLog {
     fn open(dir: &Path) -> std::io::Result<TreeLog> {
-        let log = TsvLog::new(
-            dir,
-            "tree.tsv",
-            "attacker\tposition\tk\tmax_nodes\tproof\tdisproof\tnodes\tseconds\tsearch",
-        );
+        let log = TsvLog::new(dir, "tree.tsv", TREE_LOG_HEADER);
         let mut known = FxHashMap::default();
         for f in log
             .read()?
@@ -771,11 +771,10 @@ mod tests {
         let line = |k, max_nodes, pn, dn, search| {
             format!("White\t{pos}\t{k}\t{max_nodes}\t{pn}\t{dn}\t1\t0.01\t{search}\n")
         };
-        let header = "attacker\tposition\tk\tmax_nodes\tproof\tdisproof\tnodes\tseconds\tsearch\n";
         let write = |lines: &[String]| {
             std::fs::write(
                 dir.path().join("tree.tsv"),
-                header.to_string() + &lines.concat(),
+                format!("{TREE_LOG_HEADER}\n{}", lines.concat()),
             )
             .unwrap();
             TreeLog::open(dir.path()).unwrap()
