@@ -39,6 +39,22 @@ proptest! {
         prop_assert_eq!(pos.successor_count(), successors.len());
     }
 
+    /// The buffer a search reuses holds exactly the successors after a reuse: the
+    /// result of every legal move, once.
+    #[test]
+    fn a_reused_buffer_holds_the_successors_alone(pos in position(), before in position()) {
+        let mut buffer = before.successors();
+        pos.successors_into(&mut buffer);
+        prop_assert_eq!(&buffer, &pos.successors());
+        let by_stones = |p: &Position| (p.white(), p.black());
+        let mut reference: Vec<Position> =
+            pos.legal_moves().iter().map(|m| pos.apply(m)).collect();
+        reference.sort_unstable_by_key(by_stones);
+        reference.dedup();
+        buffer.sort_unstable_by_key(by_stones);
+        prop_assert_eq!(buffer, reference);
+    }
+
     #[test]
     fn garbage_text_is_an_error_not_a_panic(s in "[WB1-9/ wbx]{0,40}") {
         let _ = s.parse::<Position>();

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::checkpoint::{self, CheckpointError};
 use super::lemmas::Lemmas;
@@ -17,6 +17,10 @@ use crate::rules::value::Wdl;
 
 /// Proof and disproof numbers at or above this are infinite.
 pub(super) const INF: u32 = u32::MAX / 2;
+/// A bit above every number, set on the stored proof number of each node on the
+/// current search path: a child's repetition check then costs no lookup beyond the
+/// one for its numbers.
+const ON_PATH: u32 = INF + 1;
 /// Search nodes between two progress reports.
 const REPORT_EVERY: u64 = 1 << 16;
 /// The search's version, raised whenever its choices change (version 2: initial
@@ -154,11 +158,13 @@ pub(super) struct Dfpn<'a> {
     pub(super) tables: &'a ValueTables,
     pub(super) lemmas: &'a Lemmas,
     pub(super) attacker: Color,
+    /// Proof and disproof numbers; those of the nodes on the path carry `ON_PATH`.
     pub(super) tt: FxHashMap<Key, (u32, u32)>,
     /// The children of nodes expanded lately, at most `kids_cap` nodes'.
     pub(super) kids: FxHashMap<Key, Rc<[Child]>>,
     pub(super) kids_cap: usize,
-    pub(super) path: FxHashSet<Key>,
+    /// The buffer `children` generates moves into.
+    moves: Vec<Position>,
     pub(super) nodes: u64,
     pub(super) limits: Limits,
     pub(super) stop: &'a AtomicBool,
@@ -234,6 +240,11 @@ pub(super) fn wins_for(side: Color, pos: &Position, v: Wdl) -> bool {
     }
 }
 
+/// Stored numbers with the path mark taken off.
+fn unmarked(&(pn, dn): &(u32, u32)) -> (u32, u32) {
+    (pn & !ON_PATH, dn)
+}
+
 /// A sum of proof or disproof numbers: infinite if either is, else at most INF - 1.
 pub(super) fn add(a: u32, b: u32) -> u32 {
     if a >= INF || b >= INF {
@@ -261,7 +272,7 @@ impl<'a> Dfpn<'a> {
             tt: FxHashMap::default(),
             kids: FxHashMap::default(),
             kids_cap: CHILDREN_CACHED,
-            path: FxHashSet::default(),
+            moves: Vec::new(),
             nodes: 0,
             limits,
             stop,
@@ -283,10 +294,11 @@ impl Dfpn<'_> {
         if let Some(kids) = self.kids.get(&key) {
             return Rc::clone(kids);
         }
-        let kids: Rc<[Child]> = pos
-            .successors()
-            .into_iter()
-            .map(|c| {
+        let mut moves = std::mem::take(&mut self.moves);
+        pos.successors_into(&mut moves);
+        let kids: Rc<[Child]> = moves
+            .iter()
+            .map(|&c| {
                 let leaf = settled(self.tables, &c)
                     .map(|v| wins_for(self.attacker, &c, v))
                     .or_else(|| self.lemma_answer(&c));
@@ -303,6 +315,7 @@ impl Dfpn<'_> {
                 }
             })
             .collect();
+        self.moves = moves;
         if self.kids.len() >= self.kids_cap {
             self.kids.clear();
         }
@@ -339,15 +352,18 @@ impl Dfpn<'_> {
         match c.leaf {
             Some(true) => (0, INF),
             Some(false) => (INF, 0),
-            // A repetition: the attacker gains nothing by going round.
-            None if self.path.contains(&c.key) => (INF, 0),
-            None => self.tt.get(&c.key).copied().unwrap_or(c.fresh),
+            None => match self.tt.get(&c.key) {
+                // A repetition: the attacker gains nothing by going round.
+                Some(&(pn, _)) if pn & ON_PATH != 0 => (INF, 0),
+                Some(&numbers) => numbers,
+                None => c.fresh,
+            },
         }
     }
 
     fn save(&mut self) {
         if let Some((path, _, id)) = &self.checkpoint {
-            let entries = self.tt.iter().map(|(k, v)| ((k.0, k.1), *v));
+            let entries = self.tt.iter().map(|(k, v)| ((k.0, k.1), unmarked(v)));
             if let Err(e) = checkpoint::save(path, *id, self.tt.len(), entries) {
                 self.save_error = Some(e);
             }
@@ -363,7 +379,7 @@ impl Dfpn<'_> {
         {
             self.save();
         }
-        let (pn, dn) = self.tt.get(&self.root).copied().unwrap_or((1, 1));
+        let (pn, dn) = self.tt.get(&self.root).map(unmarked).unwrap_or((1, 1));
         (self.progress)(&SearchProgress {
             attacker: self.attacker,
             nodes: self.nodes,
@@ -390,7 +406,6 @@ impl Dfpn<'_> {
         }
         let or = pos.turn() == self.attacker;
         let kids = self.children(pos, key);
-        self.path.insert(key);
         let mut result;
         loop {
             // (pn, dn) of the node, and the child to descend into with its numbers
@@ -421,7 +436,7 @@ impl Dfpn<'_> {
                 }
             }
             result = (pn, dn);
-            self.tt.insert(key, result);
+            self.tt.insert(key, (pn | ON_PATH, dn));
             if pn >= th_pn || dn >= th_dn || pn == 0 || dn == 0 || self.halted() {
                 break;
             }
@@ -440,7 +455,7 @@ impl Dfpn<'_> {
                 self.mid(&cpos, ckey, cth_pn, cth_dn);
             }
         }
-        self.path.remove(&key);
+        self.tt.insert(key, result);
         result
     }
 
@@ -485,7 +500,8 @@ pub(super) fn search(
     if let Some((path, _, id)) = &s.checkpoint {
         let tt = &mut s.tt;
         resumed = checkpoint::load(path, *id, |k, v| {
-            tt.insert(Key(k.0, k.1), v);
+            // Numbers above INF are infinite; none may pass for a path mark.
+            tt.insert(Key(k.0, k.1), (v.0.min(INF), v.1.min(INF)));
         })?
         .unwrap_or(0);
     }
@@ -668,6 +684,67 @@ mod tests {
             lemmas_mattered,
             "the lemmas three plies down changed no search"
         );
+    }
+
+    /// The path marks stay inside the search: the checkpoints saved in the middle
+    /// of it (at every report here, the first with the root on the path at least)
+    /// and the table it ends with hold plain numbers, and a search resumed from the
+    /// middle reaches the same verdict.
+    #[test]
+    fn the_path_marks_stay_inside_the_search() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Position::start(crate::rules::board::Board::get(5, 5).unwrap());
+        let opts = ProveOptions {
+            max_table_stones: 2,
+            ..ProveOptions::default()
+        };
+        let (tables, _) = prepare_tables(dir.path(), &root, &opts, |_| {}).unwrap();
+        let lemmas = Lemmas::none();
+        let stop = AtomicBool::new(false);
+        let file = dir.path().join("dimy.ckpt");
+        let saved = std::sync::Mutex::new(Vec::new());
+        let progress = |_: &SearchProgress| {
+            saved.lock().unwrap().push(std::fs::read(&file).unwrap());
+        };
+        let id = checkpoint::Identity {
+            white: root.white(),
+            black: root.black(),
+            turn: 0,
+            attacker: 0,
+            table_stones: 2,
+        };
+        let new = || {
+            let limits = Limits::default();
+            let mut d = Dfpn::new(
+                (&tables, &lemmas),
+                &root,
+                Color::White,
+                limits,
+                &stop,
+                &progress,
+            );
+            d.checkpoint = Some((file.clone(), std::time::Duration::ZERO, id));
+            d
+        };
+        let mut d = new();
+        let verdict = d.run(&root);
+        assert!(verdict.is_some(), "decided");
+        assert!(d.tt.values().all(|&(pn, dn)| pn <= INF && dn <= INF));
+        let saved = std::mem::take(&mut *saved.lock().unwrap());
+        assert!(
+            saved.len() >= 2,
+            "{} reports: none in the middle",
+            saved.len()
+        );
+        let middle = &saved[0];
+        std::fs::write(&file, middle).unwrap();
+        let mut resumed = new();
+        let entries = checkpoint::load(&file, id, |k, (pn, dn)| {
+            assert!(pn <= INF && dn <= INF, "a path mark saved: {pn:#x} {dn:#x}");
+            resumed.tt.insert(Key(k.0, k.1), (pn, dn));
+        });
+        assert!(entries.unwrap().unwrap() > 0);
+        assert_eq!(resumed.run(&root), verdict);
     }
 
     /// A fresh position starts from its mobility, turned by who moves, and each

@@ -342,10 +342,11 @@ fn chain_dfs(
     }
 }
 
-/// The distinct results `(us_after, them_after)` of every capture of `us`: by
-/// capturing stone, each stone's in the order its chains are walked.
-pub(crate) fn capture_results(board: &Board, us: u64, them: u64, out: &mut Vec<(u64, u64)>) {
-    capture_results_of(board, capturers(board, us, them), us, them, out);
+thread_local! {
+    /// One capture-results buffer a thread: the searches generate and count the
+    /// moves of every new position.
+    static RESULTS: std::cell::RefCell<Vec<(u64, u64)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The number of distinct positions `us`'s legal moves lead to (perft 1), with `res`
@@ -365,7 +366,9 @@ pub(crate) fn successor_count_in(
     }
 }
 
-/// `capture_results` of the stones `caps` (the capturers of `us`).
+/// The distinct results `(us_after, them_after)` of every capture by the stones
+/// `caps` (the capturers of `us`): by capturing stone, each stone's in the order its
+/// chains are walked.
 pub(crate) fn capture_results_of(
     board: &Board,
     caps: u64,
@@ -454,35 +457,39 @@ impl Position {
 
     /// The distinct positions the legal moves lead to, sorted by stone sets.
     pub fn successors(&self) -> Vec<Position> {
+        let mut out = Vec::new();
+        self.successors_into(&mut out);
+        out
+    }
+
+    /// `successors()` into `out`, emptied first: a search that expands millions of
+    /// positions reuses one buffer instead of allocating two vectors a position.
+    pub fn successors_into(&self, out: &mut Vec<Position>) {
         let board = self.board();
         let (us, them) = (self.us(), self.them());
         let next = self.turn().other();
-        let mut out = Vec::new();
-        if has_capture(board, us, them) {
-            let mut res = Vec::new();
-            capture_results(board, us, them, &mut res);
-            res.sort_unstable();
-            out.extend(
-                res.into_iter()
-                    .map(|(u, t)| Position::from_sides(board, t, u, next)),
-            );
-        } else {
-            for_each_paika(board, us, them, |u, _, _| {
-                out.push(Position::from_sides(board, them, u, next))
-            });
-            out.sort_unstable_by_key(|p| (p.white(), p.black()));
+        out.clear();
+        match capturers(board, us, them) {
+            0 => {
+                for_each_paika(board, us, them, |u, _, _| {
+                    out.push(Position::from_sides(board, them, u, next))
+                });
+                out.sort_unstable_by_key(|p| (p.white(), p.black()));
+            }
+            caps => RESULTS.with_borrow_mut(|res| {
+                capture_results_of(board, caps, us, them, res);
+                res.sort_unstable();
+                out.extend(
+                    res.iter()
+                        .map(|&(u, t)| Position::from_sides(board, t, u, next)),
+                );
+            }),
         }
-        out
     }
 
     /// The number of distinct positions the legal moves lead to: `successors().len()`
     /// without building them.
     pub fn successor_count(&self) -> usize {
-        // One buffer a thread: the searches count the moves of every new position.
-        thread_local! {
-            static RESULTS: std::cell::RefCell<Vec<(u64, u64)>> =
-                const { std::cell::RefCell::new(Vec::new()) };
-        }
         RESULTS.with_borrow_mut(|res| successor_count_in(self.board(), self.us(), self.them(), res))
     }
 
