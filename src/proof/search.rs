@@ -617,6 +617,17 @@ mod tests {
         );
     }
 
+    /// The dimy start and its tables of up to 2 stones, built in `dir`.
+    fn dimy_start(dir: &std::path::Path) -> (Position, ValueTables) {
+        let root = Position::start(crate::rules::board::Board::get(5, 5).unwrap());
+        let opts = ProveOptions {
+            max_table_stones: 2,
+            ..ProveOptions::default()
+        };
+        let (tables, _) = prepare_tables(dir, &root, &opts, |_| {}).unwrap();
+        (root, tables)
+    }
+
     /// Keeping a node's children is a cache and nothing more: without it, with
     /// room for one node (emptied at every new node) and with the default room, a
     /// search expands the same nodes to the same numbers and the same verdict,
@@ -625,12 +636,7 @@ mod tests {
     #[test]
     fn the_children_cache_changes_nothing_the_search_finds() {
         let dir = tempfile::tempdir().unwrap();
-        let root = Position::start(crate::rules::board::Board::get(5, 5).unwrap());
-        let opts = ProveOptions {
-            max_table_stones: 2,
-            ..ProveOptions::default()
-        };
-        let (tables, _) = prepare_tables(dir.path(), &root, &opts, |_| {}).unwrap();
+        let (root, tables) = dimy_start(dir.path());
         let mut lemmas = Lemmas::none();
         let last = |p: &Position| *p.successors().last().expect("a move");
         let deeper = last(&last(&root)).successors();
@@ -693,12 +699,7 @@ mod tests {
     #[test]
     fn the_path_marks_stay_inside_the_search() {
         let dir = tempfile::tempdir().unwrap();
-        let root = Position::start(crate::rules::board::Board::get(5, 5).unwrap());
-        let opts = ProveOptions {
-            max_table_stones: 2,
-            ..ProveOptions::default()
-        };
-        let (tables, _) = prepare_tables(dir.path(), &root, &opts, |_| {}).unwrap();
+        let (root, tables) = dimy_start(dir.path());
         let lemmas = Lemmas::none();
         let stop = AtomicBool::new(false);
         let file = dir.path().join("dimy.ckpt");
