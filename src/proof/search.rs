@@ -436,11 +436,22 @@ impl Dfpn<'_> {
                 }
             }
             result = (pn, dn);
-            self.tt.insert(key, (pn | ON_PATH, dn));
-            if pn >= th_pn || dn >= th_dn || pn == 0 || dn == 0 || self.halted() {
+            // The child to descend into, if the node goes on; it keeps its path mark
+            // only then, so that leaving the loop stores it plain.
+            let next = best.filter(|_| pn < th_pn && dn < th_dn && pn != 0 && dn != 0);
+            self.tt.insert(
+                key,
+                if next.is_some() {
+                    (pn | ON_PATH, dn)
+                } else {
+                    result
+                },
+            );
+            let Some((i, _, s)) = next else { break };
+            if self.halted() {
+                self.tt.insert(key, result);
                 break;
             }
-            let Some((i, _, s)) = best else { break };
             // 1 + 1/4 threshold: fewer switches between siblings of close numbers.
             let grow = second.saturating_add(second / 4).saturating_add(1).min(INF);
             let c = &kids[i];
@@ -455,7 +466,6 @@ impl Dfpn<'_> {
                 self.mid(&cpos, ckey, cth_pn, cth_dn);
             }
         }
-        self.tt.insert(key, result);
         result
     }
 
@@ -694,8 +704,8 @@ mod tests {
 
     /// The path marks stay inside the search: the checkpoints saved in the middle
     /// of it (at every report here, the first with the root on the path at least)
-    /// and the table it ends with hold plain numbers, and a search resumed from the
-    /// middle reaches the same verdict.
+    /// and the table it ends with, halted or decided, hold plain numbers, and a
+    /// search resumed from the middle reaches the same verdict.
     #[test]
     fn the_path_marks_stay_inside_the_search() {
         let dir = tempfile::tempdir().unwrap();
@@ -714,8 +724,7 @@ mod tests {
             attacker: 0,
             table_stones: 2,
         };
-        let new = || {
-            let limits = Limits::default();
+        let new_within = |limits| {
             let mut d = Dfpn::new(
                 (&tables, &lemmas),
                 &root,
@@ -727,10 +736,17 @@ mod tests {
             d.checkpoint = Some((file.clone(), std::time::Duration::ZERO, id));
             d
         };
+        let plain = |d: &Dfpn| d.tt.values().all(|&(pn, dn)| pn <= INF && dn <= INF);
+        // Halted with the whole path below the root open, and then decided.
+        let mut halted = new_within(Limits::new(5_000, usize::MAX));
+        assert_eq!(halted.run(&root), None);
+        assert!(plain(&halted));
+        saved.lock().unwrap().clear();
+        let new = || new_within(Limits::default());
         let mut d = new();
         let verdict = d.run(&root);
         assert!(verdict.is_some(), "decided");
-        assert!(d.tt.values().all(|&(pn, dn)| pn <= INF && dn <= INF));
+        assert!(plain(&d));
         let saved = std::mem::take(&mut *saved.lock().unwrap());
         assert!(
             saved.len() >= 2,
