@@ -243,15 +243,35 @@ def run(args):
                 break
 
 
+def waiting_on(first, all_lines, runs):
+    """For a first move after which Black is known not to lose: the note naming the
+    replies that decide it. White does not lose after the first move iff White does
+    not lose after every reply, so its value is a draw once Black's win is refuted at
+    each, and a win for Black if it is proved at one."""
+    def white_safe(ans):
+        return ans.get("Black") == "no win" or ans.get("White") == "win"
+    open_ = [line.partition(" ")[2] for line, position in all_lines
+             if line.startswith(first + " ") and not white_safe(answers(runs, position))]
+    if not open_:
+        return ""
+    names = ", ".join(f"`{r}`" for r in open_)
+    return (f"; White does not lose against the other replies, so its value is that of "
+            f"{'the reply' if len(open_) == 1 else 'the worst of the replies'} {names}")
+
+
 def table(_args):
     runs = read_runs()
+    all_lines = lines({1, 2})
     print("| first move | reply | value | certificate | nodes | time |")
     print("|---|---|---|---|---|---|")
-    for line, position in lines({1, 2}):
+    for line, position in all_lines:
         mine = [r for r in runs if r["position"] == position]
         ans = answers(runs, position)
         v = value(ans)
-        if v is None:
+        if v is None and " " not in line and ans.get("White") == "no win":
+            # A first move whose value its replies decide: their runs are the work.
+            v = "undecided: Black does not lose" + waiting_on(line, all_lines, runs)
+        elif v is None:
             proved = [f"{'Black' if a == 'White' else 'White'} does not lose"
                       for a, w in ans.items() if w == "no win"]
             # Each question still open, at its last run's numbers.
