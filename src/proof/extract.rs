@@ -32,7 +32,7 @@ impl Dfpn<'_> {
         for k in self.tt.keys() {
             if *k != rk && marked(k) {
                 ids.insert(*k, nodes.len());
-                nodes.push(key_position(root, *k));
+                nodes.push(k.position(root));
             }
         }
         let n = nodes.len();
@@ -150,21 +150,6 @@ impl Dfpn<'_> {
         crate::certificate::sort_lemmas(&mut used);
         used
     }
-}
-
-/// The position a key stands for, on the root's board.
-fn key_position(root: &Position, k: Key) -> Position {
-    let turn = if k.0 >> 63 == 1 {
-        Color::Black
-    } else {
-        Color::White
-    };
-    let white = k.0 & !(1 << 63);
-    let (us, them) = match turn {
-        Color::White => (white, k.1),
-        Color::Black => (k.1, white),
-    };
-    Position::from_sides(root.board(), us, them, turn)
 }
 
 /// The attractor of a player in the candidate graph: the nodes from which it can

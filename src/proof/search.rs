@@ -48,6 +48,21 @@ impl Key {
             p.black(),
         )
     }
+
+    /// The position the key stands for, on the board of `on`.
+    pub(super) fn position(self, on: &Position) -> Position {
+        let turn = if self.0 >> 63 == 1 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let white = self.0 & !(1 << 63);
+        let (us, them) = match turn {
+            Color::White => (white, self.1),
+            Color::Black => (self.1, white),
+        };
+        Position::from_sides(on.board(), us, them, turn)
+    }
 }
 
 /// Where one search stands, for progress displays.
@@ -180,13 +195,13 @@ pub(super) struct Dfpn<'a> {
     pub(super) save_error: Option<CheckpointError>,
 }
 
+/// A child as its key alone (its position is the key's), so that the children of
+/// many nodes fit the cache.
 pub(super) struct Child {
-    pos: Position,
     key: Key,
-    /// Settled without search: a finished game, a table position or a lemma.
-    leaf: Option<bool>,
-    /// Its numbers before any search, for a position the table does not hold
-    /// (`fresh_numbers`).
+    /// Its numbers before any search: (0, INF) or (INF, 0) when settled without
+    /// one (a finished game, a table position or a lemma), else `fresh_numbers`,
+    /// never 0.
     fresh: (u32, u32),
 }
 
@@ -302,16 +317,14 @@ impl Dfpn<'_> {
                 let leaf = settled(self.tables, &c)
                     .map(|v| wins_for(self.attacker, &c, v))
                     .or_else(|| self.lemma_answer(&c));
-                let fresh = if leaf.is_none() {
-                    fresh_numbers(&c, self.attacker)
-                } else {
-                    (1, 1)
+                let fresh = match leaf {
+                    Some(true) => (0, INF),
+                    Some(false) => (INF, 0),
+                    None => fresh_numbers(&c, self.attacker),
                 };
                 Child {
                     key: Key::of(&c),
-                    leaf,
                     fresh,
-                    pos: c,
                 }
             })
             .collect();
@@ -349,15 +362,15 @@ impl Dfpn<'_> {
 
     /// Proof and disproof numbers of a child as the search knows them now.
     fn numbers(&self, c: &Child) -> (u32, u32) {
-        match c.leaf {
-            Some(true) => (0, INF),
-            Some(false) => (INF, 0),
-            None => match self.tt.get(&c.key) {
-                // A repetition: the attacker gains nothing by going round.
-                Some(&(pn, _)) if pn & ON_PATH != 0 => (INF, 0),
-                Some(&numbers) => numbers,
-                None => c.fresh,
-            },
+        if c.fresh.0 == 0 || c.fresh.1 == 0 {
+            // Settled: never searched, so never in the table.
+            return c.fresh;
+        }
+        match self.tt.get(&c.key) {
+            // A repetition: the attacker gains nothing by going round.
+            Some(&(pn, _)) if pn & ON_PATH != 0 => (INF, 0),
+            Some(&numbers) => numbers,
+            None => c.fresh,
         }
     }
 
@@ -455,7 +468,7 @@ impl Dfpn<'_> {
             // 1 + 1/4 threshold: fewer switches between siblings of close numbers.
             let grow = second.saturating_add(second / 4).saturating_add(1).min(INF);
             let c = &kids[i];
-            let (cpos, ckey) = (c.pos, c.key);
+            let (cpos, ckey) = (c.key.position(pos), c.key);
             if or {
                 let cth_pn = th_pn.min(grow);
                 let cth_dn = (th_dn - dn).saturating_add(s).min(INF);
@@ -579,6 +592,25 @@ mod tests {
     use super::*;
     use crate::certificate::LemmaRef;
     use crate::proof::prove::{ProveOptions, prepare_tables};
+
+    /// A child is kept as its key alone: the key gives back its position, either
+    /// side to move, on every board up to tsivy (every position two plies from
+    /// each start).
+    #[test]
+    fn a_key_gives_back_its_position() {
+        for (w, h) in [(3, 3), (5, 3), (5, 5), (9, 5)] {
+            let start = Position::start(crate::rules::board::Board::get(w, h).unwrap());
+            let mut all = vec![start];
+            for p in start.successors() {
+                all.push(p);
+                all.extend(p.successors());
+            }
+            assert!(all.iter().any(|p| p.turn() == Color::Black));
+            for p in &all {
+                assert_eq!(Key::of(p).position(&start), *p);
+            }
+        }
+    }
 
     /// A search reads every lemma but its root's own: a "White wins" lemma at the
     /// root and one at a successor, and only the successor's settles anything.
