@@ -8,7 +8,7 @@
 # TABLES holds the tsivy tables of up to K stones; NEW_K gives NEW leaves of another
 # size (OLD and NEW the same binary: the tables' size as a lever).
 set -euo pipefail
-old=${1:?usage: scripts/compare-search.sh OLD NEW TABLES [COUNT] [MAX_NODES] [K]}
+old=${1:?usage: scripts/compare-search.sh OLD NEW TABLES [COUNT] [MAX_NODES] [K] [NEW_K]}
 new=${2:?usage}
 tables=${3:?usage}
 count=${4:-20} max=${5:-1000000} k=${6:-6} new_k=${7:-${6:-6}}

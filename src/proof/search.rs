@@ -195,8 +195,8 @@ pub(super) struct Dfpn<'a> {
     pub(super) save_error: Option<CheckpointError>,
 }
 
-/// A child as its key alone (its position is the key's), so that the children of
-/// many nodes fit the cache.
+/// A child as its key and first numbers (its position is the key's), 24 bytes, so
+/// that the children of many nodes fit the cache.
 pub(super) struct Child {
     key: Key,
     /// Its numbers before any search: (0, INF) or (INF, 0) when settled without
