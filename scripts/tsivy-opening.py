@@ -182,7 +182,8 @@ def ask(args, line, position, attacker, probe=False):
         "date": time.strftime("%Y-%m-%d"),
     })
     print(f"{line}: does {attacker} win? {answer}: {r['nodes']} nodes, "
-          f"{r['seconds']:.0f} s, root {r['proof']}/{r['disproof']}", flush=True)
+          f"{r['seconds']:.0f} s, root {r['proof']}/{r['disproof']}, a tree of "
+          f"{r['tree']} ({r['transposed']} transposed)", flush=True)
     if r.get("value") and cert.exists():
         publish(line, cert)
         print(f"  {r['value']}: {cert_name(line).relative_to(ROOT)}", flush=True)

@@ -449,9 +449,11 @@ impl Dfpn<'_> {
                 }
             }
             result = (pn, dn);
-            // The child to descend into, if the node goes on; it keeps its path mark
-            // only then, so that leaving the loop stores it plain.
-            let next = best.filter(|_| pn < th_pn && dn < th_dn && pn != 0 && dn != 0);
+            // The child to descend into, if the node goes on (a halted search goes
+            // no deeper); it keeps its path mark only then, so that leaving the loop
+            // stores it plain.
+            let next =
+                best.filter(|_| pn < th_pn && dn < th_dn && pn != 0 && dn != 0 && !self.halted());
             self.tt.insert(
                 key,
                 if next.is_some() {
@@ -461,10 +463,6 @@ impl Dfpn<'_> {
                 },
             );
             let Some((i, _, s)) = next else { break };
-            if self.halted() {
-                self.tt.insert(key, result);
-                break;
-            }
             // 1 + 1/4 threshold: fewer switches between siblings of close numbers.
             let grow = second.saturating_add(second / 4).saturating_add(1).min(INF);
             let c = &kids[i];
