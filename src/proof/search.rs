@@ -2,7 +2,6 @@
 //! transposition table of proof and disproof numbers, checkpoints, limits and
 //! progress; a verdict is handed to `extract` for its certificate.
 
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
 
@@ -35,6 +34,23 @@ const MAX_REPAIRS: usize = 8;
 /// About 700 bytes a node on tsivy on average (some 45 MB a search when full; a
 /// node of many moves takes more).
 const CHILDREN_CACHED: usize = 1 << 16;
+
+/// The children buffers of a thread's last search, emptied: PN² runs thousands of
+/// small searches a thread, and each would otherwise grow them again from nothing
+/// (tens of megabytes of fresh pages); a thread keeps at most the children cache's
+/// size. The numbers' table is not among them: the order of its keys, which a
+/// larger table would change, orders the certificate.
+#[derive(Default)]
+struct Spare {
+    kids: FxHashMap<Key, (usize, usize)>,
+    kid_store: Vec<Child>,
+    path_kids: Vec<Child>,
+    moves: Vec<Position>,
+}
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Option<Spare>> = const { std::cell::RefCell::new(None) };
+}
 
 /// A position as a transposition-table key: White's stones with the side to move in
 /// bit 63 (boards have at most 63 points), and Black's stones.
@@ -175,9 +191,16 @@ pub(super) struct Dfpn<'a> {
     pub(super) attacker: Color,
     /// Proof and disproof numbers; those of the nodes on the path carry `ON_PATH`.
     pub(super) tt: FxHashMap<Key, (u32, u32)>,
-    /// The children of nodes expanded lately, at most `kids_cap` nodes'.
-    pub(super) kids: FxHashMap<Key, Rc<[Child]>>,
+    /// The children of nodes expanded lately, at most `kids_cap` nodes': where
+    /// each node's lie in `kid_store`, one run of it. Flat, so that a node costs no
+    /// allocation of its own, and emptied with the map.
+    pub(super) kids: FxHashMap<Key, (usize, usize)>,
+    kid_store: Vec<Child>,
     pub(super) kids_cap: usize,
+    /// The children of each node on the search path, a node's after its parent's:
+    /// what the node loop reads, so that emptying `kid_store` on the way down
+    /// changes nothing above.
+    path_kids: Vec<Child>,
     /// The buffer `children` generates moves into.
     moves: Vec<Position>,
     pub(super) nodes: u64,
@@ -197,6 +220,7 @@ pub(super) struct Dfpn<'a> {
 
 /// A child as its key and first numbers (its position is the key's), 24 bytes, so
 /// that the children of many nodes fit the cache.
+#[derive(Clone, Copy)]
 pub(super) struct Child {
     key: Key,
     /// Its numbers before any search: (0, INF) or (INF, 0) when settled without
@@ -280,14 +304,17 @@ impl<'a> Dfpn<'a> {
         stop: &'a AtomicBool,
         progress: &'a (dyn Fn(&SearchProgress) + Sync),
     ) -> Dfpn<'a> {
+        let spare = SPARE.with_borrow_mut(Option::take).unwrap_or_default();
         Dfpn {
             tables,
             lemmas,
             attacker,
             tt: FxHashMap::default(),
-            kids: FxHashMap::default(),
+            kids: spare.kids,
+            kid_store: spare.kid_store,
             kids_cap: CHILDREN_CACHED,
-            moves: Vec::new(),
+            path_kids: spare.path_kids,
+            moves: spare.moves,
             nodes: 0,
             limits,
             stop,
@@ -301,41 +328,61 @@ impl<'a> Dfpn<'a> {
     }
 }
 
+impl Drop for Dfpn<'_> {
+    /// Leaves the children buffers, emptied, to the thread's next search.
+    fn drop(&mut self) {
+        let mut spare = Spare {
+            kids: std::mem::take(&mut self.kids),
+            kid_store: std::mem::take(&mut self.kid_store),
+            path_kids: std::mem::take(&mut self.path_kids),
+            moves: std::mem::take(&mut self.moves),
+        };
+        spare.kids.clear();
+        spare.kid_store.clear();
+        spare.path_kids.clear();
+        SPARE.with_borrow_mut(|s| *s = Some(spare));
+    }
+}
+
 impl Dfpn<'_> {
-    /// The children of `pos` (`key`), from the cache when it holds them. Nothing
-    /// they hold changes during a search: the tables and lemmas are fixed, and
-    /// the initial numbers depend on the position alone.
-    fn children(&mut self, pos: &Position, key: Key) -> Rc<[Child]> {
-        if let Some(kids) = self.kids.get(&key) {
-            return Rc::clone(kids);
+    /// Puts the children of `pos` (`key`) on top of `path_kids`, from the cache
+    /// when it holds them; returns where they start. Nothing they hold changes
+    /// during a search: the tables and lemmas are fixed, and the initial numbers
+    /// depend on the position alone.
+    fn children(&mut self, pos: &Position, key: Key) -> usize {
+        let base = self.path_kids.len();
+        if let Some(&(start, len)) = self.kids.get(&key) {
+            self.path_kids
+                .extend_from_slice(&self.kid_store[start..start + len]);
+            return base;
         }
         let mut moves = std::mem::take(&mut self.moves);
         pos.successors_into(&mut moves);
-        let kids: Rc<[Child]> = moves
-            .iter()
-            .map(|&c| {
-                let leaf = settled(self.tables, &c)
-                    .map(|v| wins_for(self.attacker, &c, v))
-                    .or_else(|| self.lemma_answer(&c));
-                let fresh = match leaf {
-                    Some(true) => (0, INF),
-                    Some(false) => (INF, 0),
-                    None => fresh_numbers(&c, self.attacker),
-                };
-                Child {
-                    key: Key::of(&c),
-                    fresh,
-                }
-            })
-            .collect();
+        for c in &moves {
+            let leaf = settled(self.tables, c)
+                .map(|v| wins_for(self.attacker, c, v))
+                .or_else(|| self.lemma_answer(c));
+            let fresh = match leaf {
+                Some(true) => (0, INF),
+                Some(false) => (INF, 0),
+                None => fresh_numbers(c, self.attacker),
+            };
+            self.path_kids.push(Child {
+                key: Key::of(c),
+                fresh,
+            });
+        }
         self.moves = moves;
         if self.kids.len() >= self.kids_cap {
             self.kids.clear();
+            self.kid_store.clear();
         }
         if self.kids_cap > 0 {
-            self.kids.insert(key, Rc::clone(&kids));
+            let start = self.kid_store.len();
+            self.kid_store.extend_from_slice(&self.path_kids[base..]);
+            self.kids.insert(key, (start, self.path_kids.len() - base));
         }
-        kids
+        base
     }
 
     /// What the lemmas settle of "does the attacker win at `pos`?", the root's own
@@ -418,7 +465,8 @@ impl Dfpn<'_> {
             self.report();
         }
         let or = pos.turn() == self.attacker;
-        let kids = self.children(pos, key);
+        let base = self.children(pos, key);
+        let end = self.path_kids.len();
         let mut result;
         loop {
             // (pn, dn) of the node, and the child to descend into with its numbers
@@ -426,8 +474,8 @@ impl Dfpn<'_> {
             let (mut pn, mut dn) = if or { (INF, 0) } else { (0, INF) };
             let mut best: Option<(usize, u32, u32)> = None;
             let mut second = INF;
-            for (i, c) in kids.iter().enumerate() {
-                let (cp, cd) = self.numbers(c);
+            for i in base..end {
+                let (cp, cd) = self.numbers(&self.path_kids[i]);
                 // m: the number the node minimises over its children; s: the other.
                 let (m, s) = if or {
                     pn = pn.min(cp);
@@ -465,8 +513,8 @@ impl Dfpn<'_> {
             let Some((i, _, s)) = next else { break };
             // 1 + 1/4 threshold: fewer switches between siblings of close numbers.
             let grow = second.saturating_add(second / 4).saturating_add(1).min(INF);
-            let c = &kids[i];
-            let (cpos, ckey) = (c.key.position(pos), c.key);
+            let ckey = self.path_kids[i].key;
+            let cpos = ckey.position(pos);
             if or {
                 let cth_pn = th_pn.min(grow);
                 let cth_dn = (th_dn - dn).saturating_add(s).min(INF);
@@ -477,6 +525,7 @@ impl Dfpn<'_> {
                 self.mid(&cpos, ckey, cth_pn, cth_dn);
             }
         }
+        self.path_kids.truncate(base);
         result
     }
 
@@ -710,7 +759,7 @@ mod tests {
                 );
                 d.kids_cap = cap;
                 let verdict = d.run(&root);
-                let mut tt: Vec<_> = d.tt.into_iter().collect();
+                let mut tt: Vec<_> = std::mem::take(&mut d.tt).into_iter().collect();
                 tt.sort_unstable();
                 (verdict, d.nodes, tt)
             };
@@ -736,6 +785,40 @@ mod tests {
     /// of it (at every report here, the first with the root on the path at least)
     /// and the table it ends with, halted or decided, hold plain numbers, and a
     /// search resumed from the middle reaches the same verdict.
+    /// A thread's earlier searches leave it their buffers, never their children:
+    /// after searches of other positions for the other side (whose children
+    /// overlap the root's, with other numbers), a search finds what it finds in a
+    /// fresh thread, node for node.
+    #[test]
+    fn a_search_finds_the_same_after_others_in_its_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, tables) = dimy_start(dir.path());
+        let lemmas = Lemmas::none();
+        let stop = AtomicBool::new(false);
+        let progress = |_: &SearchProgress| {};
+        let run = |pos: &Position, attacker| {
+            let mut d = Dfpn::new(
+                (&tables, &lemmas),
+                pos,
+                attacker,
+                Limits::new(20_000, 1 << 20),
+                &stop,
+                &progress,
+            );
+            let verdict = d.run(pos);
+            let mut tt: Vec<_> = std::mem::take(&mut d.tt).into_iter().collect();
+            tt.sort_unstable();
+            (verdict, d.nodes, tt)
+        };
+        let fresh = std::thread::scope(|s| s.spawn(|| run(&root, Color::White)).join())
+            .expect("the fresh thread's search");
+        assert!(fresh.1 > 1000, "{} nodes: too small to revisit", fresh.1);
+        for p in root.successors() {
+            run(&p, Color::Black);
+        }
+        assert_eq!(run(&root, Color::White), fresh);
+    }
+
     #[test]
     fn the_path_marks_stay_inside_the_search() {
         let dir = tempfile::tempdir().unwrap();
