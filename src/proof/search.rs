@@ -781,10 +781,6 @@ mod tests {
         );
     }
 
-    /// The path marks stay inside the search: the checkpoints saved in the middle
-    /// of it (at every report here, the first with the root on the path at least)
-    /// and the table it ends with, halted or decided, hold plain numbers, and a
-    /// search resumed from the middle reaches the same verdict.
     /// A thread's earlier searches leave it their buffers, never their children:
     /// after searches of other positions for the other side (whose children
     /// overlap the root's, with other numbers), a search finds what it finds in a
@@ -794,17 +790,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (root, tables) = dimy_start(dir.path());
         let lemmas = Lemmas::none();
-        let stop = AtomicBool::new(false);
-        let progress = |_: &SearchProgress| {};
+        static NEVER: AtomicBool = AtomicBool::new(false);
+        fn quiet(_: &SearchProgress) {}
         let run = |pos: &Position, attacker| {
-            let mut d = Dfpn::new(
-                (&tables, &lemmas),
-                pos,
-                attacker,
-                Limits::new(20_000, 1 << 20),
-                &stop,
-                &progress,
-            );
+            let limits = Limits::new(20_000, 1 << 20);
+            let mut d = Dfpn::new((&tables, &lemmas), pos, attacker, limits, &NEVER, &quiet);
             let verdict = d.run(pos);
             let mut tt: Vec<_> = std::mem::take(&mut d.tt).into_iter().collect();
             tt.sort_unstable();
@@ -819,6 +809,10 @@ mod tests {
         assert_eq!(run(&root, Color::White), fresh);
     }
 
+    /// The path marks stay inside the search: the checkpoints saved in the middle
+    /// of it (at every report here, the first with the root on the path at least)
+    /// and the table it ends with, halted or decided, hold plain numbers, and a
+    /// search resumed from the middle reaches the same verdict.
     #[test]
     fn the_path_marks_stay_inside_the_search() {
         let dir = tempfile::tempdir().unwrap();
