@@ -306,3 +306,34 @@ fn relative_links_name_files_that_exist() {
         broken.join("\n")
     );
 }
+
+/// The README's two-ply opening table is what `scripts/tsivy-opening.py table` makes
+/// of the runs' log and the certificates: a run logged without the table made again
+/// fails here.
+#[test]
+fn the_opening_table_is_the_runs_log() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .arg(root.join("scripts/tsivy-opening.py"))
+        .arg("table")
+        .env("FANOTB", env!("CARGO_BIN_EXE_fanotb"))
+        .output()
+        .expect("python3 runs scripts/tsivy-opening.py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    // The header, the rule, and a row a position of the first two plies.
+    assert!(table.lines().count() > 40, "{table}");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let header = table.lines().next().unwrap();
+    let shown = readme.lines().skip_while(|l| *l != header);
+    let differ = shown.zip(table.lines()).find(|(shown, made)| shown != made);
+    assert!(
+        readme.contains(&table),
+        "README.md's opening table is not `scripts/tsivy-opening.py table`; first \
+         difference (README, then the script): {differ:?}"
+    );
+}
