@@ -1,6 +1,10 @@
 """Reading `fanotb --json` output, shared by the scripts that drive fanotb."""
 
 import json
+import signal
+import subprocess
+import threading
+import time
 
 
 def objects(text):
@@ -17,3 +21,56 @@ def objects(text):
         except json.JSONDecodeError:
             return out
         out.append(obj)
+
+
+def follow(cmd, seconds=None, every=60.0, show=None):
+    """Runs `cmd` (a `fanotb --json` command) in a session of its own and waits for
+    it at most `seconds` (None: to its end), then stops it with one SIGTERM, after
+    which fanotb reports where it stands. Every `every` seconds, `show` gets the
+    last progress line printed meanwhile (a JSON object on a line of its own), so
+    that a long run is not silent. A Ctrl-C or SIGTERM to the caller (a
+    KeyboardInterrupt) stops it the same way. Returns its stdout, its stderr and
+    whether an interrupt stopped it."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    lines, err, last = [], [], [None]
+
+    def read_out():
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("{") and line.rstrip().endswith("}"):
+                try:
+                    last[0] = json.loads(line)
+                except json.JSONDecodeError:
+                    pass
+
+    readers = [threading.Thread(target=read_out, daemon=True),
+               threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)]
+    for t in readers:
+        t.start()
+    start = time.monotonic()
+    shown, interrupted = None, False
+    try:
+        while True:
+            now = time.monotonic() - start
+            wait = every - now % every
+            if seconds is not None:
+                wait = min(wait, seconds - now)
+            try:
+                proc.wait(timeout=max(wait, 0))
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            if seconds is not None and time.monotonic() - start >= seconds:
+                proc.send_signal(signal.SIGTERM)
+                break
+            if show and last[0] is not None and last[0] is not shown:
+                shown = last[0]
+                show(shown)
+    except KeyboardInterrupt:
+        interrupted = True
+        proc.send_signal(signal.SIGTERM)
+    proc.wait()
+    for t in readers:
+        t.join()
+    return "".join(lines), "".join(err), interrupted

@@ -5,6 +5,7 @@ each of White's first moves, and after each of Black's replies (the two-ply tabl
   scripts/tsivy-opening.py run TABLES [--minutes M] [--k K] [--max-nodes N]
                                       [--workers W] [--plies 1,2] [--only LINE]...
                                       [--mover-only | --other-only]
+                                      [--every SECONDS]
   scripts/tsivy-opening.py table
 
 `run` asks each position's open questions ("does White win?", "does Black win?") in
@@ -23,7 +24,9 @@ lemmas and the leaves' log. A position whose value is known gets its certificate
 proofs/tsivy/opening/LINE.fnproof: after a first move, a bundle with its lemmas
 (`fanotb check-proof FILE` checks it alone); after a reply, the certificate alone,
 checked over the store (`fanotb check-proof FILE --lemmas proofs/tsivy/lemmas`).
-Stop it with Ctrl-C or SIGTERM: the question being asked logs where it stands.
+While a question is asked, a line every SECONDS (default 60) gives the root's proof
+and disproof numbers, the expansions, nodes and rate so far. Stop it with Ctrl-C or
+SIGTERM: the question being asked logs where it stands.
 
 `table` prints the Markdown table of the README from runs.tsv and the bundles:
 first move, reply, value (or what is proved so far), certificate size, nodes and
@@ -40,7 +43,7 @@ import sys
 import time
 from pathlib import Path
 
-from fanotb_json import objects  # this script's folder is on the path
+from fanotb_json import follow, objects  # this script's folder is on the path
 
 ROOT = Path(__file__).resolve().parent.parent
 LEMMAS = ROOT / "proofs/tsivy/lemmas"
@@ -151,17 +154,11 @@ def ask(args, line, position, attacker, probe=False):
         cmd += ["--max-expansions", "0"]
     else:
         print(f"{line}: does {attacker} win? (at most {args.minutes} min)", flush=True)
-    # Its own session: a Ctrl-C at the terminal reaches this script alone, which
-    # stops the run with one SIGTERM (a second signal would cut its report).
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    stopped = False
-    try:
-        out, err = proc.communicate(timeout=None if probe else args.minutes * 60)
-    except (subprocess.TimeoutExpired, KeyboardInterrupt) as e:
-        stopped = isinstance(e, KeyboardInterrupt)
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate()
+    # Its own session (in `follow`): a Ctrl-C at the terminal reaches this script
+    # alone, which stops the run with one SIGTERM (a second signal would cut its
+    # report).
+    out, err, stopped = follow(cmd, None if probe else args.minutes * 60, args.every,
+                               None if probe else lambda p: show(args, p))
     # The progress lines, then the report (the object with an "attacker"), then a
     # failure object when it is not answered.
     found = objects(out)
@@ -190,6 +187,16 @@ def ask(args, line, position, attacker, probe=False):
     if stopped:
         sys.exit("stopped; the run is logged in " + str(RUNS.relative_to(ROOT)))
     return answer, bool(r.get("value"))
+
+
+def show(args, p):
+    """One progress line of a question being asked: how far into its time, the
+    root's numbers and the work so far."""
+    print(f"  {p['seconds'] / 60:.1f} of {args.minutes:g} min: root {p['proof']:,}/"
+          f"{p['disproof']:,}, {p['expansions']:,} expansions, a tree of {p['tree']:,}, "
+          f"{p['nodes']:,} nodes ({p['nodes_per_second']:,.0f}/s), "
+          f"{p['lemmas_written']:,} lemmas written, peak {p['peak_rss'] / 2**30:.1f} GiB",
+          flush=True)
 
 
 def publish(line, cert):
@@ -305,6 +312,9 @@ def main():
     r.add_argument("--max-nodes", type=int, default=50000,
                    help="nodes a leaf search (default 50000)")
     r.add_argument("--workers", type=int, default=2, help="leaf searches at once (default 2)")
+    r.add_argument("--every", type=float, default=60, metavar="SECONDS",
+                   help="a progress line this often while a question is asked "
+                        "(default 60)")
     r.add_argument("--plies", default="1,2",
                    help="the plies to work on: 1, 2 or 1,2 (default)")
     r.add_argument("--only", metavar="LINE", action="append",

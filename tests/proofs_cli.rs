@@ -5,6 +5,7 @@ mod common;
 
 use common::cli::{fails, fanotb, json};
 use serde_json::Value;
+use std::path::Path;
 
 #[test]
 fn prove_and_check_proof() {
@@ -602,5 +603,109 @@ fn two_workers_share_one_lemma_store() {
     assert_eq!(
         (c["ok"].clone(), c["value"].clone()),
         (true.into(), "draw".into())
+    );
+}
+
+/// The scripts that drive long `prove-tree` runs (`scripts/tsivy-opening.py run`)
+/// follow them through `fanotb_json.follow`: a progress line while the run goes on,
+/// one SIGTERM at the time limit or on an interrupt, and fanotb's report after it.
+const FOLLOW: &str = r#"
+import importlib.util, json, os, signal, sys, threading
+scripts, fanotb, tables, lemmas = sys.argv[1:5]
+sys.path.insert(0, scripts)
+from fanotb_json import follow, objects
+spec = importlib.util.spec_from_file_location("opening", scripts + "/tsivy-opening.py")
+opening = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(opening)
+
+class Args:
+    minutes = 1
+
+# A real run to its end, a progress line looked at every 20 ms, each shown as the
+# opening script shows it.
+shown = []
+def show(p):
+    shown.append(p["expansions"])
+    opening.show(Args, p)
+cmd = [fanotb, "--json", "prove-tree", "dimy", "--attacker", "black",
+       "--max-table-stones", "4", "--max-nodes", "300", "--workers", "1",
+       "--lemmas", lemmas, "--dir", tables]
+out, err, stopped = follow(cmd, None, 0.02, show)
+report = objects(out)[-1]
+# A run that goes on until it is stopped, and says so, as fanotb does.
+endless = ("import json, signal, time\n"
+           "stop = []\n"
+           "signal.signal(signal.SIGTERM, lambda *a: stop.append(1))\n"
+           "i = 0\n"
+           "while not stop:\n"
+           "    i += 1\n"
+           "    print(json.dumps({'expansions': i}), flush=True)\n"
+           "    time.sleep(0.02)\n"
+           "print(json.dumps({'stopped at': i}), flush=True)\n")
+timed = []
+t_out, _, t_stopped = follow([sys.executable, "-c", endless], 1.0, 0.1,
+                             lambda p: timed.append(p["expansions"]))
+# A Ctrl-C to the script, 0.6 s in.
+threading.Timer(0.6, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+i_out, _, i_stopped = follow([sys.executable, "-c", endless], 60, 0.1)
+print(json.dumps({
+    "shown": shown, "stopped": stopped, "answer": report["answer"],
+    "expansions": report["expansions"],
+    "timed": timed, "timed_stopped": t_stopped, "timed_last": objects(t_out)[-1],
+    "interrupted": i_stopped, "interrupted_last": objects(i_out)[-1],
+}))
+"#;
+
+#[test]
+fn the_opening_script_follows_a_run_and_stops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let out = std::process::Command::new("python3")
+        .args(["-c", FOLLOW])
+        .arg(&scripts)
+        .arg(env!("CARGO_BIN_EXE_fanotb"))
+        .arg(dir.path().join("tables"))
+        .arg(dir.path().join("lemmas"))
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (lines, last) = text.trim_end().rsplit_once('\n').expect("progress lines");
+    let v: Value = serde_json::from_str(last).unwrap();
+    // The real run: progress shown as it went, each line once, then its answer.
+    let shown: Vec<u64> = v["shown"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert!(!shown.is_empty(), "{text}");
+    assert!(shown.windows(2).all(|w| w[0] < w[1]), "{shown:?}");
+    assert!(shown.last().unwrap() <= &v["expansions"].as_u64().unwrap());
+    assert_eq!(
+        (v["answer"].clone(), v["stopped"].clone()),
+        ("no win".into(), false.into())
+    );
+    assert_eq!(lines.lines().count(), shown.len(), "{text}");
+    assert!(
+        lines
+            .lines()
+            .all(|l| l.starts_with("  ") && l.contains(" of 1 min: root ") && l.contains(" GiB")),
+        "{text}"
+    );
+    // At the time limit: stopped by one SIGTERM, its report kept; not an interrupt.
+    let timed = v["timed"].as_array().unwrap();
+    assert!(timed.len() >= 2, "{v}");
+    assert_eq!(v["timed_stopped"], false);
+    assert!(v["timed_last"]["stopped at"].as_u64().unwrap() > 5, "{v}");
+    // On a Ctrl-C: stopped the same way, and said to be interrupted.
+    assert_eq!(v["interrupted"], true);
+    assert!(
+        v["interrupted_last"]["stopped at"].as_u64().unwrap() > 0,
+        "{v}"
     );
 }
