@@ -135,7 +135,8 @@ fn proofs_written_as_moves_read_back_whole_and_check_the_same() {
         assert_eq!(compact[8..12], 4u32.to_le_bytes(), "{w}x{h}: version 4");
         let path = dir.path().join("x.fnproof");
         assert_eq!(Certificate::from_bytes(&path, &compact).unwrap(), cert);
-        // Dimy's draw: 932 bytes as moves, 12,968 as positions.
+        // Dimy's draw over 6 stones: under a tenth of the bytes as moves (932
+        // against 12,968 when version 4 came).
         let ratio = if (w, h) == (5, 5) { 10 } else { 1 };
         assert!(
             compact.len() * ratio < listed.len(),
