@@ -645,8 +645,10 @@ endless = ("import json, signal, time\n"
 timed = []
 t_out, _, t_stopped = follow([sys.executable, "-c", endless], 1.0, 0.1,
                              lambda p: timed.append(p["expansions"]))
-# A Ctrl-C to the script, 0.6 s in.
-threading.Timer(0.6, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+# A SIGTERM to the script, 0.6 s in, which `run` turns into an interrupt as it does
+# a Ctrl-C (SIGINT itself is ignored where the test runs in the background).
+signal.signal(signal.SIGTERM, signal.default_int_handler)
+threading.Timer(0.6, lambda: os.kill(os.getpid(), signal.SIGTERM)).start()
 i_out, _, i_stopped = follow([sys.executable, "-c", endless], 60, 0.1)
 print(json.dumps({
     "shown": shown, "stopped": stopped, "answer": report["answer"],
@@ -702,7 +704,7 @@ fn the_opening_script_follows_a_run_and_stops_it() {
     assert!(timed.len() >= 2, "{v}");
     assert_eq!(v["timed_stopped"], false);
     assert!(v["timed_last"]["stopped at"].as_u64().unwrap() > 5, "{v}");
-    // On a Ctrl-C: stopped the same way, and said to be interrupted.
+    // On a SIGTERM or Ctrl-C: stopped the same way, and said to be interrupted.
     assert_eq!(v["interrupted"], true);
     assert!(
         v["interrupted_last"]["stopped at"].as_u64().unwrap() > 0,
