@@ -632,8 +632,9 @@ cmd = [fanotb, "--json", "prove-tree", "dimy", "--attacker", "black",
        "--lemmas", lemmas, "--dir", tables]
 out, err, stopped = follow(cmd, None, 0.02, show)
 report = objects(out)[-1]
+assert len(objects(out)) == 1, out
 # A run that goes on until it is stopped, and says so, as fanotb does.
-endless = ("import json, signal, time\n"
+endless = ("import json, signal, sys, time\n"
            "stop = []\n"
            "signal.signal(signal.SIGTERM, lambda *a: stop.append(1))\n"
            "i = 0\n"
@@ -641,7 +642,9 @@ endless = ("import json, signal, time\n"
            "    i += 1\n"
            "    print(json.dumps({'expansions': i}), flush=True)\n"
            "    time.sleep(0.02)\n"
-           "print(json.dumps({'stopped at': i}), flush=True)\n")
+           "print(json.dumps({'stopped at': i}), flush=True)\n"
+           "if len(sys.argv) > 1:\n"
+           "    open(sys.argv[1], 'w').write('stopped')\n")
 timed = []
 t_out, _, t_stopped = follow([sys.executable, "-c", endless], 1.0, 0.1,
                              lambda p: timed.append(p["expansions"]))
@@ -650,10 +653,21 @@ t_out, _, t_stopped = follow([sys.executable, "-c", endless], 1.0, 0.1,
 signal.signal(signal.SIGTERM, signal.default_int_handler)
 threading.Timer(0.6, lambda: os.kill(os.getpid(), signal.SIGTERM)).start()
 i_out, _, i_stopped = follow([sys.executable, "-c", endless], 60, 0.1)
+# An error in `show` stops the run too (it writes its marker once stopped), and
+# is raised again.
+marker = os.path.join(lemmas + "-marker")
+def broken(p):
+    raise ValueError("show failed")
+try:
+    follow([sys.executable, "-c", endless, marker], 60, 0.1, broken)
+    raised = False
+except ValueError:
+    raised = True
 print(json.dumps({
+    "raised": raised, "marker": open(marker).read(),
     "shown": shown, "stopped": stopped, "answer": report["answer"],
     "expansions": report["expansions"],
-    "timed": timed, "timed_stopped": t_stopped, "timed_last": objects(t_out)[-1],
+    "timed": timed, "timed_stopped": t_stopped, "timed_out": objects(t_out),
     "interrupted": i_stopped, "interrupted_last": objects(i_out)[-1],
 }))
 "#;
@@ -703,7 +717,15 @@ fn the_opening_script_follows_a_run_and_stops_it() {
     let timed = v["timed"].as_array().unwrap();
     assert!(timed.len() >= 2, "{v}");
     assert_eq!(v["timed_stopped"], false);
-    assert!(v["timed_last"]["stopped at"].as_u64().unwrap() > 5, "{v}");
+    // The progress lines are not kept in what it returns: the report alone.
+    let timed_out = v["timed_out"].as_array().unwrap();
+    assert_eq!(timed_out.len(), 1, "{v}");
+    assert!(timed_out[0]["stopped at"].as_u64().unwrap() > 5, "{v}");
+    // An error in the caller's `show`: raised, and the run stopped all the same.
+    assert_eq!(
+        (v["raised"].clone(), v["marker"].clone()),
+        (true.into(), "stopped".into())
+    );
     // On a SIGTERM or Ctrl-C: stopped the same way, and said to be interrupted.
     assert_eq!(v["interrupted"], true);
     assert!(
