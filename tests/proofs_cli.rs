@@ -655,7 +655,7 @@ threading.Timer(0.6, lambda: os.kill(os.getpid(), signal.SIGTERM)).start()
 i_out, _, i_stopped = follow([sys.executable, "-c", endless], 60, 0.1)
 # An error in `show` stops the run too (it writes its marker once stopped), and
 # is raised again.
-marker = os.path.join(lemmas + "-marker")
+marker = lemmas + "-marker"
 def broken(p):
     raise ValueError("show failed")
 try:
