@@ -299,6 +299,14 @@ def table(_args):
               f"| {nodes:,} | {secs:,.0f} s |")
 
 
+def seconds(text):
+    """A progress interval: a number of seconds above 0."""
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -312,7 +320,7 @@ def main():
     r.add_argument("--max-nodes", type=int, default=50000,
                    help="nodes a leaf search (default 50000)")
     r.add_argument("--workers", type=int, default=2, help="leaf searches at once (default 2)")
-    r.add_argument("--every", type=float, default=60, metavar="SECONDS",
+    r.add_argument("--every", type=seconds, default=60, metavar="SECONDS",
                    help="a progress line this often while a question is asked "
                         "(default 60)")
     r.add_argument("--plies", default="1,2",

@@ -726,6 +726,17 @@ fn the_opening_script_follows_a_run_and_stops_it() {
         (v["raised"].clone(), v["marker"].clone()),
         (true.into(), "stopped".into())
     );
+    // A progress interval that is no interval is refused before anything runs.
+    for every in ["0", "-5", "nan"] {
+        let bad = std::process::Command::new("python3")
+            .arg(scripts.join("tsivy-opening.py"))
+            .args(["run", "no-such-tables", "--every", every])
+            .output()
+            .expect("python3 runs");
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(2), "{err}");
+        assert!(err.contains("is not a number of seconds above 0"), "{err}");
+    }
     // On a SIGTERM or Ctrl-C: stopped the same way, and said to be interrupted.
     assert_eq!(v["interrupted"], true);
     assert!(
