@@ -240,6 +240,73 @@ fn forged_lemmas_are_refused_and_the_searches_stay_right() {
     }
 }
 
+/// A store may hold lemmas proved over larger tables (8 stones) than a search
+/// loads (7): those are passed over and counted, not refused (they are not false),
+/// by `prove`, `prove-tree` and `prove-jobs`; the lemmas over the tables loaded are
+/// used; and a search over the larger tables uses them all.
+#[test]
+fn lemmas_over_larger_tables_are_passed_over_not_refused() {
+    use std::sync::atomic::AtomicBool;
+    let board = Board::get(5, 3).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let start = Position::start(board);
+    let first = positions_at(&start, 1);
+    for pos in &first[1..] {
+        prove_into(dir.path(), &store, pos, 4);
+    }
+    let larger = std::fs::read_dir(&store)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "fnlemma")
+        })
+        .count();
+    assert!(
+        larger > 1,
+        "{larger} lemma files over the tables of 4 stones"
+    );
+    let at3 = prove_over(dir.path(), &store, &start, 3);
+    assert_eq!(at3.certificate.proves, Proves::Value(Wdl::Win));
+    assert_eq!((at3.lemmas_loaded, at3.lemmas_beyond), (0, larger));
+    // Lemmas over 3 stones beside them: used at 3, and at 4 with the others.
+    let own = prove_into(dir.path(), &store, &first[0], 3)
+        .certificate
+        .split_lemmas()
+        .len();
+    let at3 = prove_over(dir.path(), &store, &start, 3);
+    assert_eq!(at3.certificate.proves, Proves::Value(Wdl::Win));
+    assert_eq!(at3.lemmas_beyond, larger);
+    assert!(
+        at3.lemmas_loaded > 0 && at3.lemmas_loaded <= own,
+        "{own}: {}",
+        at3.lemmas_loaded
+    );
+    let at4 = prove_over(dir.path(), &store, &start, 4);
+    assert_eq!(at4.certificate.proves, Proves::Value(Wdl::Win));
+    assert_eq!(at4.lemmas_beyond, 0);
+    assert!(at4.lemmas_loaded > at3.lemmas_loaded);
+    let never = AtomicBool::new(false);
+    let mut t = fanotb::TreeOptions::new(Color::White, &store);
+    t.prove = opts(3);
+    t.workers = 1;
+    let tree = fanotb::prove_tree(dir.path(), &start, &t, &never, &|_| {}).unwrap();
+    assert_eq!(tree.attacker_wins, Some(true));
+    assert_eq!((tree.lemmas_refused.len(), tree.lemmas_beyond), (0, larger));
+    let mut j = fanotb::JobOptions::new(1, &store);
+    j.prove = opts(3);
+    j.workers = 1;
+    let jobs = fanotb::prove_jobs(dir.path(), &start, &j, &never, &|_| {}).unwrap();
+    assert_eq!(
+        jobs.root.expect("the root's value").proves,
+        Proves::Value(Wdl::Win)
+    );
+    assert_eq!((jobs.lemmas_refused.len(), jobs.lemmas_beyond), (0, larger));
+}
+
 /// A 2 GB sparse file among the lemmas (before: read whole, 2.1 GB resident, 11 to
 /// 21 s, before its header was looked at) is refused on its header and size, unread,
 /// by the search and by the certificate reader.

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 
 use super::proof::{CheckError, CheckOptions, Checked, check_certificate, check_claims};
 use crate::certificate::{Certificate, LemmaRef, Proves};
+use crate::index::Signature;
 use crate::probe::ValueTables;
 
 /// The lemmas checked so far, by checksum, against one set of tables.
@@ -50,6 +51,15 @@ impl<'a> LemmaChecker<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The first table `cert` relies on that is not loaded: a lemma proved over
+    /// larger tables than these, which cannot be checked here (nor is it false).
+    pub(crate) fn lacks_table(&self, cert: &Certificate) -> Option<Signature> {
+        cert.tables
+            .iter()
+            .map(|t| t.0)
+            .find(|sig| !self.tables.checksums().iter().any(|t| t.0 == *sig))
     }
 
     /// Checks the lemma `cert` (file `name`, checksum `checksum`): its claim, its

@@ -138,6 +138,8 @@ pub struct JobsReport {
     /// The lemma files of the directory that did not check, with the reason: the
     /// search went on without them.
     pub lemmas_refused: Vec<(String, String)>,
+    /// The lemma files passed over: they rely on tables not loaded (larger ones).
+    pub lemmas_beyond: usize,
     /// Wall time in seconds.
     pub seconds: f64,
 }
@@ -432,6 +434,8 @@ pub fn prove_jobs(
     let mut reports = Vec::new();
     let mut root_cert = None;
     let mut refused: Vec<(String, String)> = Vec::new();
+    // Each level reads the whole store again: the passed over are its latest count.
+    let mut beyond = 0;
     let writer = LemmaWriter::new(&opts.lemmas);
     for ply in (0..levels.len()).rev() {
         if stop.load(Relaxed) {
@@ -448,6 +452,7 @@ pub fn prove_jobs(
                 refused.push(r);
             }
         }
+        beyond = lemmas.beyond();
         // The lemmas elsewhere than this level: what a job's attempt is compared by
         // (the level's own lemmas, its jobs', hardly ever serve a sibling).
         let below = lemmas.len() - jobs.iter().map(|p| lemmas.at(p).len()).sum::<usize>();
@@ -515,6 +520,7 @@ pub fn prove_jobs(
         levels: reports,
         root: root_cert,
         lemmas_refused: refused,
+        lemmas_beyond: beyond,
         seconds: start.elapsed().as_secs_f64(),
     })
 }

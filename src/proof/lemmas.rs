@@ -2,8 +2,10 @@
 //! that a proved sub-position is a leaf of every later search (docs/PROOF.md,
 //! "Lemmas"). The search checks each lemma before it trusts it (`load_checked`):
 //! a false one is refused, with its name and the reason, and the search goes on
-//! without it. Checked lemmas are recorded by checksum in the directory's
-//! `checked.tsv`, so that a later search does not check them again.
+//! without it. A lemma that relies on tables the search has not loaded (larger
+//! ones) is passed over and counted, not refused. Checked lemmas are recorded by
+//! checksum in the directory's `checked.tsv`, so that a later search does not check
+//! them again.
 
 use std::path::Path;
 
@@ -34,6 +36,9 @@ pub struct Lemmas {
     /// The lemma files refused by `refresh_checked`: the file's checksum, its
     /// name and why.
     refused: Vec<(u64, String, String)>,
+    /// How many lemma files `refresh_checked` passed over because they rely on
+    /// tables not loaded (larger ones): not false, only not checkable here.
+    beyond: usize,
 }
 
 /// log2 of the bits of `Lemmas::present`: 512 KiB, a false hit in twenty at
@@ -136,7 +141,7 @@ impl Lemmas {
             if recorded.contains(&sum)
                 && let Ok(Some((head, _))) = lemma_dir.read_head(sum)
             {
-                if head.root.board() != tables.board() {
+                if head.root.board() != tables.board() || self.pass_over(&checker, &head) {
                     self.files.insert(sum);
                     continue;
                 }
@@ -156,7 +161,9 @@ impl Lemmas {
                     ));
                 }
                 Ok(None) => {}
-                Ok(Some((cert, _, _))) if cert.root.board() != tables.board() => {
+                Ok(Some((cert, _, _)))
+                    if cert.root.board() != tables.board() || self.pass_over(&checker, &cert) =>
+                {
                     self.files.insert(sum);
                 }
                 Ok(Some((cert, name, _))) => {
@@ -218,6 +225,20 @@ impl Lemmas {
             log.append(&format!("{sum:016x}")).map_err(io)?;
         }
         Ok(sums.len())
+    }
+
+    /// Whether the lemma `cert` relies on a table `checker` has not loaded, counted
+    /// if so (each file is read once): a store may hold lemmas over the tables of 8
+    /// stones, which a search over those of 7 passes over without a word each.
+    fn pass_over(&mut self, checker: &LemmaChecker, cert: &Certificate) -> bool {
+        let lacks = checker.lacks_table(cert).is_some();
+        self.beyond += usize::from(lacks);
+        lacks
+    }
+
+    /// How many lemma files were passed over, proved over tables not loaded.
+    pub fn beyond(&self) -> usize {
+        self.beyond
     }
 
     /// The lemma files refused so far, with the reason: each name once.

@@ -142,6 +142,8 @@ pub struct Proved {
     /// The lemma files of the directory that did not check, with the reason: the
     /// searches went on without them.
     pub lemmas_refused: Vec<(String, String)>,
+    /// The lemma files passed over: they rely on tables not loaded (larger ones).
+    pub lemmas_beyond: usize,
 }
 
 /// The tables a proof of `pos` with table leaves of at most `k` stones needs.
@@ -187,6 +189,7 @@ pub fn prove(
         search_seconds: t1.elapsed().as_secs_f64(),
         lemmas_loaded: lemmas.len(),
         lemmas_refused: lemmas.refused(),
+        lemmas_beyond: lemmas.beyond(),
     })
 }
 

@@ -105,6 +105,8 @@ pub struct TreeReport {
     /// The lemma files of the directory that did not check, with the reason: the
     /// search went on without them.
     pub lemmas_refused: Vec<(String, String)>,
+    /// The lemma files passed over: they rely on tables not loaded (larger ones).
+    pub lemmas_beyond: usize,
     /// The root's successors in the tree with their proof and disproof numbers at
     /// the end (none once the root is decided, or before it is expanded): where
     /// each move of the root stands.
@@ -580,6 +582,7 @@ pub fn prove_tree(
         progress: last,
         root: root_from_lemmas(&opts.lemmas, &run.lemmas, root)?,
         lemmas_refused: run.lemmas.refused(),
+        lemmas_beyond: run.lemmas.beyond(),
         moves,
     })
 }

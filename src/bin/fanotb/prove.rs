@@ -114,7 +114,7 @@ pub fn prove_command(a: ProveArgs, json: bool) -> Result<ProveReport> {
     );
     display.finish();
     let proved = proved?;
-    warn_refused(&proved.lemmas_refused);
+    warn_refused(&proved.lemmas_refused, proved.lemmas_beyond);
     let bytes = if a.blocked {
         proved.certificate.write_blocked(&out)?
     } else {
@@ -378,7 +378,7 @@ pub fn prove_jobs_command(args: ProveJobsArgs, json: bool) -> Result<()> {
     };
     let stop = stop_on_signals()?;
     let r = fanotb::prove_jobs(&a.tables.dir, &pos, &opts, &stop, &observer)?;
-    warn_refused(&r.lemmas_refused);
+    warn_refused(&r.lemmas_refused, r.lemmas_beyond);
     let report = ProveJobsReport {
         board: pos.board().size_name(),
         position: pos.to_string(),
@@ -425,17 +425,24 @@ pub struct RootWritten {
     pub certificate_bytes: Option<u64>,
 }
 
-/// A flag that Ctrl-C or SIGTERM sets, so that a long run stops where it can (the
-/// tree's searches at once, the jobs between jobs) and reports where it stands; a
-/// second signal ends the process at once.
 /// Says on stderr which lemma files the search refused (they did not check) and
-/// why: it went on without them.
-pub fn warn_refused(refused: &[(String, String)]) {
+/// why: it went on without them; and, in one line, how many it passed over,
+/// proved over tables it did not load.
+pub fn warn_refused(refused: &[(String, String)], beyond: usize) {
     for (name, why) in refused {
         eprintln!("warning: lemma {name} refused, the search went on without it: {why}");
     }
+    if beyond > 0 {
+        eprintln!(
+            "note: {beyond} lemma files rely on tables this search did not load and were \
+             passed over"
+        );
+    }
 }
 
+/// A flag that Ctrl-C or SIGTERM sets, so that a long run stops where it can (the
+/// tree's searches at once, the jobs between jobs) and reports where it stands; a
+/// second signal ends the process at once.
 pub fn stop_on_signals() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

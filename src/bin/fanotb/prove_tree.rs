@@ -211,7 +211,7 @@ pub fn prove_tree_command(args: ProveTreeArgs, json: bool) -> Result<()> {
     };
     let stop = crate::prove::stop_on_signals()?;
     let r = fanotb::prove_tree(&a.tables.dir, &pos, &opts, &stop, &observer)?;
-    crate::prove::warn_refused(&r.lemmas_refused);
+    crate::prove::warn_refused(&r.lemmas_refused, r.lemmas_beyond);
     let p = &r.progress;
     let report = ProveTreeReport {
         board: pos.board().size_name(),
