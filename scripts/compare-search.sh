@@ -4,20 +4,25 @@
 # nodes, the decided ones first, fewest nodes first), each proved with no lemmas,
 # one thread, alternating runs. Node counts do not depend on the machine's load;
 # seconds do. Prints a line per position and the totals.
-#   scripts/compare-search.sh OLD NEW TABLES [COUNT=20] [MAX_NODES=1000000] [K=6] [NEW_K=K]
+#   scripts/compare-search.sh OLD NEW TABLES [COUNT=20] [MAX_NODES=1000000] [K=6] [NEW_K=K] [POSITIONS]
 # TABLES holds the tsivy tables of up to K stones; NEW_K gives NEW leaves of another
-# size (OLD and NEW the same binary: the tables' size as a lever).
+# size (OLD and NEW the same binary: the tables' size as a lever). POSITIONS, a file
+# of one position a line, replaces the level-3 positions (its first COUNT lines).
 set -euo pipefail
-old=${1:?usage: scripts/compare-search.sh OLD NEW TABLES [COUNT] [MAX_NODES] [K] [NEW_K]}
+old=${1:?usage: scripts/compare-search.sh OLD NEW TABLES [COUNT] [MAX_NODES] [K] [NEW_K] [POSITIONS]}
 new=${2:?usage}
 tables=${3:?usage}
-count=${4:-20} max=${5:-1000000} k=${6:-6} new_k=${7:-${6:-6}}
+count=${4:-20} max=${5:-1000000} k=${6:-6} new_k=${7:-${6:-6}} list=${8:-}
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-mapfile -t positions < <(awk -F'\t' 'NR > 1 && $1 == 3 && $4 == 1000000 {
-    print ($6 == "undecided" ? 1 : 0) "\t" $7 "\t" $2 }' <("$new" read-log proofs/tsivy/lemmas/jobs.tsv) |
-  sort -t$'\t' -k1,1n -k2,2n | cut -f3 | awk '!seen[$0]++' | head -n "$count")
+if [ -n "$list" ]; then
+  mapfile -t positions < <(head -n "$count" "$list")
+else
+  mapfile -t positions < <(awk -F'\t' 'NR > 1 && $1 == 3 && $4 == 1000000 {
+      print ($6 == "undecided" ? 1 : 0) "\t" $7 "\t" $2 }' <("$new" read-log proofs/tsivy/lemmas/jobs.tsv) |
+    sort -t$'\t' -k1,1n -k2,2n | cut -f3 | awk '!seen[$0]++' | head -n "$count")
+fi
 run() { # binary K position -> "value nodes seconds"
   "$1" prove tsivy --position "$3" --max-table-stones "$2" --max-nodes "$max" --threads 1 \
     --dir "$tables" --out "$out/p.fnproof" --json 2>/dev/null |
