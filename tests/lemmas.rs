@@ -852,3 +852,66 @@ fn a_first_level_tree_answers_each_question_and_composes_the_root() {
         Proves::Value(Wdl::Win)
     );
 }
+
+/// The two halves of a draw proved over tables of two sizes (a store with lemmas
+/// over the tables of 7 and of 8 stones, say): the root's certificate joins them,
+/// the smaller one's proof cut at the larger tables' leaves, and it checks. A
+/// whole certificate moved onto larger tables checks too, with fewer positions;
+/// onto smaller tables, or tables that lack its own, it is not moved.
+#[test]
+fn halves_over_tables_of_two_sizes_join_into_a_checked_value() {
+    use std::sync::atomic::AtomicBool;
+    let never = AtomicBool::new(false);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let dimy = Board::get(5, 5).unwrap();
+    let start = Position::start(dimy);
+    let store = d.join("store");
+    let tree = |k: usize, attacker: Color| {
+        let mut o = fanotb::TreeOptions::new(attacker, &store);
+        o.prove = opts(k);
+        o.prove.limits = Limits::new(100, 50_000_000);
+        fanotb::prove_tree(d, &start, &o, &never, &|_| {}).unwrap()
+    };
+    let white = tree(5, Color::White);
+    assert_eq!(
+        (white.attacker_wins, white.root.is_none()),
+        (Some(false), true)
+    );
+    let black = tree(6, Color::Black);
+    assert_eq!(black.attacker_wins, Some(false));
+    let cert = black.root.expect("both halves: the value");
+    assert_eq!(
+        (cert.proves, cert.max_table_stones),
+        (Proves::Value(Wdl::Draw), 6)
+    );
+    let file = d.join("joined.fnproof");
+    cert.write(&file).unwrap();
+    assert_eq!(
+        check_with(&file, d, &store).unwrap().proves,
+        Proves::Value(Wdl::Draw)
+    );
+
+    let five = run(d, &start, 5).certificate;
+    let size = |c: &Certificate| c.parts.iter().map(|p| p.entries.len()).sum::<usize>();
+    let moved = five
+        .over_tables(6, &cert.tables)
+        .expect("onto larger tables");
+    assert_eq!((moved.max_table_stones, &moved.tables), (6, &cert.tables));
+    assert!(
+        size(&moved) < size(&five),
+        "{} {}",
+        size(&moved),
+        size(&five)
+    );
+    moved.write(&file).unwrap();
+    assert_eq!(check(&file, d).unwrap().proves, Proves::Value(Wdl::Draw));
+    assert!(
+        moved.over_tables(5, &five.tables).is_none(),
+        "smaller tables"
+    );
+    assert!(
+        five.over_tables(6, &cert.tables[..3]).is_none(),
+        "its own lacking"
+    );
+}

@@ -59,10 +59,17 @@ impl Ends {
     }
 
     fn ends(&self, to: &Position) -> bool {
-        to.us() == 0
-            || to.is_lost()
-            || (to.us() | to.them()).count_ones() <= self.k
-            || self.lemmas.contains(&position_key(to))
+        self.settled(to) || self.lemmas.contains(&position_key(to))
+    }
+
+    /// A finished game or a table position: settled before the lemma list is.
+    fn settled(&self, to: &Position) -> bool {
+        to.us() == 0 || to.is_lost() || (to.us() | to.them()).count_ones() <= self.k
+    }
+
+    /// Whether a walk ends at `to` on a position of the lemma list.
+    fn at_lemma(&self, to: &Position) -> bool {
+        !self.settled(to) && self.lemmas.contains(&position_key(to))
     }
 }
 
@@ -216,4 +223,59 @@ pub(super) fn decode_part(
     }
     entries.sort_by_key(|e| position_key(&e.position));
     Ok(entries)
+}
+
+/// The keys of the lemma positions where a walk ends.
+type LemmaEnds = FxHashSet<(u64, u64)>;
+
+/// Proof `part` of `cert` with table leaves of up to `k` stones instead of the
+/// certificate's own: walked as the checker walks it, and cut where it reaches a
+/// position of at most `k` stones. Returns the entries still reached, in key order,
+/// and the positions of the lemma list where it ends; an error names a position
+/// the walk reaches that the proof lacks.
+pub(super) fn cut_part(
+    cert: &Certificate,
+    part: &Part,
+    k: u8,
+) -> Result<(Vec<Entry>, LemmaEnds), String> {
+    let by_key: FxHashMap<(u64, u64), &Entry> = part
+        .entries
+        .iter()
+        .map(|e| (position_key(&e.position), e))
+        .collect();
+    let ends = Ends {
+        k: u32::from(k),
+        ..Ends::of(cert)
+    };
+    let mut entries = Vec::new();
+    let mut at_lemmas = FxHashSet::default();
+    walk(
+        &cert.root,
+        part.side,
+        &ends,
+        |p, moves| {
+            let mv = by_key
+                .get(&position_key(p))
+                .and_then(|e| e.mv.as_deref())
+                .ok_or_else(|| format!("{p}: reached, and not in the proof"))?;
+            moves
+                .iter()
+                .position(|m| m.notation(p.board()) == mv)
+                .ok_or_else(|| format!("{p}: its move {mv} is not legal"))
+        },
+        |p, mv| {
+            let e = by_key
+                .get(&position_key(p))
+                .ok_or_else(|| format!("{p}: reached, and not in the proof"))?;
+            entries.push((*e).clone());
+            let next = match mv {
+                Some(m) => vec![p.apply(m)],
+                None => p.successors(),
+            };
+            at_lemmas.extend(next.iter().filter(|to| ends.at_lemma(to)).map(position_key));
+            Ok(())
+        },
+    )?;
+    entries.sort_by_key(|e| position_key(&e.position));
+    Ok((entries, at_lemmas))
 }

@@ -521,16 +521,18 @@ impl Certificate {
     }
 
     /// The certificate of `value` at the lemmas' common root, made of their proofs
-    /// (the inverse of `split_lemmas`); `None` if the lemmas differ in root, table
-    /// leaves or tables, or are none.
+    /// (the inverse of `split_lemmas`). Lemmas proved over smaller tables than the
+    /// largest's are cut to its table leaves first (`over_tables`). `None` if the
+    /// lemmas differ in root, in tables of one size, or are none.
     pub fn join_lemmas(value: Wdl, lemmas: Vec<Certificate>) -> Option<Certificate> {
-        let first = lemmas.first()?;
-        let same = |c: &Certificate| {
-            c.root == first.root
-                && c.max_table_stones == first.max_table_stones
-                && c.tables == first.tables
-        };
-        if !lemmas.iter().all(same) {
+        let largest = lemmas.iter().max_by_key(|c| c.max_table_stones)?;
+        let (k, tables) = (largest.max_table_stones, largest.tables.clone());
+        let lemmas = lemmas
+            .iter()
+            .map(|c| c.over_tables(k, &tables))
+            .collect::<Option<Vec<_>>>()?;
+        let first = &lemmas[0];
+        if lemmas.iter().any(|c| c.root != first.root) {
             return None;
         }
         let mut joined = Certificate {
@@ -547,6 +549,54 @@ impl Certificate {
         }
         joined.sort_lemmas();
         Some(joined)
+    }
+
+    /// This certificate over the tables of up to `k` stones `tables`, which hold
+    /// its own (the same checksums): itself if they are its own; else each proof is
+    /// cut where it reaches a position of at most `k` stones (the tables are exact,
+    /// so they give the claim the cut proof proved there), and the lemma list is
+    /// kept to the lemmas the cut proofs still use. `None` if `tables` are smaller
+    /// or lack one of its own, or a proof does not walk (a damaged certificate).
+    pub fn over_tables(&self, k: u8, tables: &[(Signature, u64)]) -> Option<Certificate> {
+        if (k, tables) == (self.max_table_stones, &self.tables[..]) {
+            return Some(self.clone());
+        }
+        if k < self.max_table_stones || !self.tables.iter().all(|t| tables.contains(t)) {
+            return None;
+        }
+        let mut parts = Vec::new();
+        let mut lemmas = Vec::new();
+        for part in &self.parts {
+            let (entries, at) = compact::cut_part(self, part, k).ok()?;
+            // At each lemma position reached, the first lemma in list order (by
+            // position first) that serves, as the checker uses them.
+            for pos in at {
+                let from = self
+                    .lemmas
+                    .partition_point(|l| position_key(&l.position) < pos);
+                lemmas.extend(
+                    self.lemmas[from..]
+                        .iter()
+                        .take_while(|l| position_key(&l.position) == pos)
+                        .find(|l| l.serves(part.side, part.claim))
+                        .copied(),
+                );
+            }
+            parts.push(Part {
+                side: part.side,
+                claim: part.claim,
+                entries,
+            });
+        }
+        sort_lemmas(&mut lemmas);
+        Some(Certificate {
+            root: self.root,
+            proves: self.proves,
+            max_table_stones: k,
+            tables: tables.to_vec(),
+            parts,
+            lemmas,
+        })
     }
 
     /// The lemmas this certificate's proofs make: one per proof, with the lemmas
