@@ -12,6 +12,20 @@ use common::prove::{
     check, check_with, opts, positions_at, prove_and_check, prove_into, prove_over, run,
 };
 
+/// The loose lemma files of `dir`.
+fn loose_lemmas(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "fnlemma")
+        })
+        .count()
+}
+
 /// Composed proofs: the positions two plies and then one ply from the start proved
 /// as lemmas (the deeper ones leaves of the shallower searches), then the start
 /// over them. The composed certificate checks with the lemma directory, names the
@@ -255,16 +269,7 @@ fn lemmas_over_larger_tables_are_passed_over_not_refused() {
     for pos in &first[1..] {
         prove_into(dir.path(), &store, pos, 4);
     }
-    let larger = std::fs::read_dir(&store)
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "fnlemma")
-        })
-        .count();
+    let larger = loose_lemmas(&store);
     assert!(
         larger > 1,
         "{larger} lemma files over the tables of 4 stones"
@@ -366,16 +371,7 @@ fn a_lemma_directory_recoded_into_a_pack_proves_the_same() {
     assert!(before.lemmas > 0);
     let new = dir.path().join("new");
     let r = fanotb::recode_lemmas(&old, std::slice::from_ref(&root), &new).unwrap();
-    let files = std::fs::read_dir(&old).unwrap();
-    let loose = files
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "fnlemma")
-        })
-        .count();
+    let loose = loose_lemmas(&old);
     assert_eq!(r.lemmas, loose);
     assert_eq!(r.compact, r.lemmas, "every lemma as moves");
     assert!(
