@@ -910,4 +910,17 @@ fn halves_over_tables_of_two_sizes_join_into_a_checked_value() {
         five.over_tables(6, &cert.tables[..3]).is_none(),
         "its own lacking"
     );
+    // Over the store's lemmas of one question (Black's, "does White win?"): White's
+    // proof goes through positions where only Black has a lemma, which end a walk
+    // of Black's proof alone.
+    let over = prove_over(d, &store, &start, 5).certificate;
+    let moved = over
+        .over_tables(6, &cert.tables)
+        .expect("onto larger tables");
+    assert!(!moved.lemmas.is_empty());
+    moved.write(&file).unwrap();
+    assert_eq!(
+        check_with(&file, d, &store).unwrap().proves,
+        Proves::Value(Wdl::Draw)
+    );
 }

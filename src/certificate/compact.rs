@@ -243,9 +243,16 @@ pub(super) fn cut_part(
         .iter()
         .map(|e| (position_key(&e.position), e))
         .collect();
+    // As the checker judges a move of this proof: a lemma ends it only where one
+    // serves the proof's claim (elsewhere the position is in the proof set).
     let ends = Ends {
         k: u32::from(k),
-        ..Ends::of(cert)
+        lemmas: cert
+            .lemmas
+            .iter()
+            .filter(|l| l.serves(part.side, part.claim))
+            .map(|l| position_key(&l.position))
+            .collect(),
     };
     let mut entries = Vec::new();
     let mut at_lemmas = FxHashSet::default();
@@ -254,10 +261,12 @@ pub(super) fn cut_part(
         part.side,
         &ends,
         |p, moves| {
-            let mv = by_key
+            let e = by_key
                 .get(&position_key(p))
-                .and_then(|e| e.mv.as_deref())
                 .ok_or_else(|| format!("{p}: reached, and not in the proof"))?;
+            let mv =
+                e.mv.as_deref()
+                    .ok_or_else(|| format!("{p}: the proof gives no move here"))?;
             moves
                 .iter()
                 .position(|m| m.notation(p.board()) == mv)

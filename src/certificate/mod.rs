@@ -521,20 +521,23 @@ impl Certificate {
     }
 
     /// The certificate of `value` at the lemmas' common root, made of their proofs
-    /// (the inverse of `split_lemmas`). Lemmas proved over smaller tables than the
-    /// largest's are cut to its table leaves first (`over_tables`). `None` if the
-    /// lemmas differ in root, in tables of one size, or are none.
+    /// (the inverse of `split_lemmas`). Lemmas over fewer tables than the largest
+    /// (of the most stones, then the most tables) are moved onto its tables first
+    /// (`over_tables`). `None` if the lemmas are none, differ in root, or one
+    /// cannot be moved (its tables are not among the largest's).
     pub fn join_lemmas(value: Wdl, lemmas: Vec<Certificate>) -> Option<Certificate> {
-        let largest = lemmas.iter().max_by_key(|c| c.max_table_stones)?;
+        let largest = lemmas
+            .iter()
+            .max_by_key(|c| (c.max_table_stones, c.tables.len()))?;
+        if lemmas.iter().any(|c| c.root != largest.root) {
+            return None;
+        }
         let (k, tables) = (largest.max_table_stones, largest.tables.clone());
         let lemmas = lemmas
             .iter()
             .map(|c| c.over_tables(k, &tables))
             .collect::<Option<Vec<_>>>()?;
         let first = &lemmas[0];
-        if lemmas.iter().any(|c| c.root != first.root) {
-            return None;
-        }
         let mut joined = Certificate {
             root: first.root,
             proves: Proves::Value(value),
@@ -555,8 +558,10 @@ impl Certificate {
     /// its own (the same checksums): itself if they are its own; else each proof is
     /// cut where it reaches a position of at most `k` stones (the tables are exact,
     /// so they give the claim the cut proof proved there), and the lemma list is
-    /// kept to the lemmas the cut proofs still use. `None` if `tables` are smaller
-    /// or lack one of its own, or a proof does not walk (a damaged certificate).
+    /// kept to the lemmas the cut proofs still use. `tables` must name every table
+    /// of up to `k` stones the cut proofs reach, as the checker will ask. `None` if
+    /// `k` is smaller than its own, `tables` lack one of its own, or a proof does
+    /// not walk (a damaged certificate).
     pub fn over_tables(&self, k: u8, tables: &[(Signature, u64)]) -> Option<Certificate> {
         if (k, tables) == (self.max_table_stones, &self.tables[..]) {
             return Some(self.clone());

@@ -54,7 +54,8 @@ impl<'a> LemmaChecker<'a> {
     }
 
     /// The first table `cert` relies on that is not loaded: a lemma proved over
-    /// larger tables than these, which cannot be checked here (nor is it false).
+    /// larger tables than these (or for more stones a side than the search's root
+    /// has), which cannot be checked here, nor is it false.
     pub(crate) fn lacks_table(&self, cert: &Certificate) -> Option<Signature> {
         cert.tables
             .iter()

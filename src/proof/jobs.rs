@@ -138,7 +138,8 @@ pub struct JobsReport {
     /// The lemma files of the directory that did not check, with the reason: the
     /// search went on without them.
     pub lemmas_refused: Vec<(String, String)>,
-    /// The lemma files passed over: they rely on tables not loaded (larger ones).
+    /// The lemma files passed over: they rely on tables not loaded (larger, or
+    /// of more stones a side than the root has).
     pub lemmas_beyond: usize,
     /// Wall time in seconds.
     pub seconds: f64,
@@ -434,7 +435,8 @@ pub fn prove_jobs(
     let mut reports = Vec::new();
     let mut root_cert = None;
     let mut refused: Vec<(String, String)> = Vec::new();
-    // Each level reads the whole store again: the passed over are its latest count.
+    // Each level reads the whole store again: its count of files passed over is
+    // the latest.
     let mut beyond = 0;
     let writer = LemmaWriter::new(&opts.lemmas);
     for ply in (0..levels.len()).rev() {
@@ -447,12 +449,6 @@ pub fn prove_jobs(
             jobs: jobs.len(),
         });
         let lemmas = Lemmas::load_checked(&opts.lemmas, &values)?;
-        for r in lemmas.refused() {
-            if !refused.contains(&r) {
-                refused.push(r);
-            }
-        }
-        beyond = lemmas.beyond();
         // The lemmas elsewhere than this level: what a job's attempt is compared by
         // (the level's own lemmas, its jobs', hardly ever serve a sibling).
         let below = lemmas.len() - jobs.iter().map(|p| lemmas.at(p).len()).sum::<usize>();
@@ -503,6 +499,14 @@ pub fn prove_jobs(
         if let Some(e) = failure.into_inner().expect("not poisoned") {
             return Err(e);
         }
+        // With what the jobs read meanwhile (other workers' lemmas).
+        let lemmas = lemmas.into_inner().expect("not poisoned");
+        for r in lemmas.refused() {
+            if !refused.contains(&r) {
+                refused.push(r);
+            }
+        }
+        beyond = lemmas.beyond();
         reports.push(report.into_inner().expect("not poisoned"));
         if ply == 0 {
             root_cert = match proved_root.into_inner().expect("not poisoned") {

@@ -3,7 +3,7 @@
 //! "Lemmas"). The search checks each lemma before it trusts it (`load_checked`):
 //! a false one is refused, with its name and the reason, and the search goes on
 //! without it. A lemma that relies on tables the search has not loaded (larger
-//! ones) is passed over and counted, not refused. Checked lemmas are recorded by
+//! ones, say) is passed over and counted, not refused. Checked lemmas are recorded by
 //! checksum in the directory's `checked.tsv`, so that a later search does not check
 //! them again.
 
@@ -37,7 +37,8 @@ pub struct Lemmas {
     /// name and why.
     refused: Vec<(u64, String, String)>,
     /// How many lemma files `refresh_checked` passed over because they rely on
-    /// tables not loaded (larger ones): not false, only not checkable here.
+    /// tables not loaded (larger ones, or of more stones a side than the root has,
+    /// which no position of the search reaches): not false, only not checkable here.
     beyond: usize,
 }
 
