@@ -143,8 +143,9 @@ COMMIT = commit()
 
 def ask(args, line, position, attacker, probe=False):
     """One question for at most args.minutes (`probe`: no expansion, only the
-    lemmas and the root's own leaf search). Logs the run (a probe only if answered)
-    and returns its answer and whether the position's value is now known."""
+    lemmas and the root's own leaf search). Logs the run (a probe only if answered;
+    one that is not says so) and returns its answer and whether the position's
+    value is now known."""
     cert = OUT / ".root.fnproof"
     cmd = [str(FANOTB), "--json", "prove-tree", "tsivy", "--position", position,
            "--attacker", attacker, "--lemmas", str(LEMMAS), "--max-table-stones",
@@ -169,6 +170,9 @@ def ask(args, line, position, attacker, probe=False):
     r = reports[-1]
     answer = r["answer"] or "open"
     if probe and answer == "open":
+        print(f"{line}: does {attacker} win? not known from the lemmas nor from the "
+              f"root's own leaf search ({r['nodes']:,} nodes, {r['seconds']:.0f} s)",
+              flush=True)
         return answer, False
     append_run({
         "line": line, "position": position, "attacker": r["attacker"],

@@ -744,3 +744,53 @@ fn the_opening_script_follows_a_run_and_stops_it() {
         "{v}"
     );
 }
+
+/// A probe (`run --minutes 0`) that the lemmas and the root's leaf search do not
+/// answer says so in a line, and is not logged as a run; fanotb stands in here as
+/// a script that reports an open question.
+const PROBE: &str = r#"
+import importlib.util, os, sys
+scripts, fake = sys.argv[1:3]
+os.environ["FANOTB"] = fake
+sys.path.insert(0, scripts)
+spec = importlib.util.spec_from_file_location("opening", scripts + "/tsivy-opening.py")
+opening = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(opening)
+logged = []
+opening.append_run = logged.append
+class Args:
+    k, max_nodes, workers, tables, minutes, every = 8, 50000, 1, "t", 0, 60
+print(opening.ask(Args, "e2-e3A f4-e5W", "P w", "black", probe=True), logged)
+"#;
+
+#[test]
+fn an_unanswered_probe_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("fanotb");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho '{\"attacker\": \"Black\", \"answer\": null, \"nodes\": 50001, \
+         \"seconds\": 36.4}'\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let out = std::process::Command::new("python3")
+        .args(["-c", PROBE])
+        .arg(&scripts)
+        .arg(&fake)
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        text,
+        "e2-e3A f4-e5W: does black win? not known from the lemmas nor from the root's \
+         own leaf search (50,001 nodes, 36 s)\n('open', False) []\n"
+    );
+}

@@ -433,11 +433,17 @@ pub fn warn_refused(refused: &[(String, String)], beyond: usize) {
         eprintln!("warning: lemma {name} refused, the search went on without it: {why}");
     }
     if beyond > 0 {
-        eprintln!(
-            "note: {beyond} lemma files rely on tables this search did not load and were \
-             passed over"
-        );
+        eprintln!("note: {}", passed_over(beyond));
     }
+}
+
+/// The note on the lemmas a search passed over, in the singular for one.
+fn passed_over(beyond: usize) -> String {
+    let (lemmas, rely, were) = match beyond {
+        1 => ("lemma", "relies", "was"),
+        _ => ("lemmas", "rely", "were"),
+    };
+    format!("{beyond} {lemmas} {rely} on tables this search did not load and {were} passed over")
 }
 
 /// A flag that Ctrl-C or SIGTERM sets, so that a long run stops where it can (the
@@ -452,4 +458,19 @@ pub fn stop_on_signals() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>
         signal_hook::flag::register(sig, stop.clone())?;
     }
     Ok(stop)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_passed_over_note_counts_in_the_singular_and_the_plural() {
+        assert_eq!(
+            super::passed_over(1),
+            "1 lemma relies on tables this search did not load and was passed over"
+        );
+        assert_eq!(
+            super::passed_over(38048),
+            "38048 lemmas rely on tables this search did not load and were passed over"
+        );
+    }
 }
