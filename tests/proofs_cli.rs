@@ -167,13 +167,19 @@ fn last_json(args: &[&str]) -> Value {
 /// leaves of 300 nodes, one worker) over lemma directory `lemmas` and table
 /// directory `dir`, then `extra`.
 fn dimy_tree(attacker: &str, lemmas: &str, dir: &str, extra: &[&str]) -> Vec<String> {
+    dimy_tree_over(4, attacker, lemmas, dir, extra)
+}
+
+/// `dimy_tree` with table leaves up to `k` stones.
+fn dimy_tree_over(k: u32, attacker: &str, lemmas: &str, dir: &str, extra: &[&str]) -> Vec<String> {
+    let k = k.to_string();
     let mut a: Vec<String> = [
         "prove-tree",
         "dimy",
         "--attacker",
         attacker,
         "--max-table-stones",
-        "4",
+        &k,
         "--max-nodes",
         "300",
         "--workers",
@@ -792,5 +798,52 @@ fn an_unanswered_probe_says_so() {
         text,
         "e2-e3A f4-e5W: does black win? not known from the lemmas nor from the root's \
          own leaf search (50,001 nodes, 36 s)\n('open', False) []\n"
+    );
+}
+
+/// The two questions over tables of two sizes, the larger first: the run over the
+/// smaller tables passes over the other's lemmas, so it cannot give the root's
+/// value and says how to join the two; a run over the larger tables with no
+/// expansion does, and its certificate checks.
+#[test]
+fn halves_over_two_table_sizes_are_joined_by_a_run_over_the_larger() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let lemmas = dir.path().join("lemmas");
+    let l = lemmas.to_str().unwrap();
+    let args = |k, attacker, extra: &[&str]| dimy_tree_over(k, attacker, l, d, extra);
+    let run = |a: Vec<String>| {
+        let out = fanotb().args(&a).output().unwrap();
+        assert!(out.status.success(), "{a:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let black = run(args(5, "black", &[]));
+    assert!(black.contains("no: Black does not win"), "{black}");
+    let white = run(args(4, "white", &[]));
+    assert!(
+        white.contains("no: White does not win")
+            && white.contains("root: its value waits for the other question, which the lemmas passed over may answer"),
+        "{white}"
+    );
+    let join = last_json(
+        &args(5, "white", &["--max-expansions", "0"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(
+        (
+            join["value"].clone(),
+            join["expansions"].clone(),
+            join["lemmas_beyond"].clone()
+        ),
+        ("draw".into(), 0.into(), 0.into()),
+        "{join}"
+    );
+    let cert = join["certificate"].as_str().unwrap();
+    let c = json(&["check-proof", cert, "--lemmas", l, "--dir", d]);
+    assert_eq!(
+        (c["ok"].clone(), c["value"].clone()),
+        (true.into(), "draw".into())
     );
 }

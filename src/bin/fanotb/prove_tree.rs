@@ -119,6 +119,9 @@ struct ProveTreeReport {
     reused: u64,
     nodes: u64,
     lemmas_written: usize,
+    /// Lemmas passed over, proved over tables this run did not load: the other
+    /// question's answer may be among them.
+    lemmas_beyond: usize,
     /// Where each move of the root stands, while the root is open.
     moves: Vec<MoveLine>,
     seconds: f64,
@@ -168,6 +171,12 @@ impl fmt::Display for ProveTreeReport {
                 f,
                 "root: {v}; certificate {c} ({} bytes)",
                 self.root.certificate_bytes.unwrap_or(0)
+            )?,
+            _ if self.lemmas_beyond > 0 => writeln!(
+                f,
+                "root: its value waits for the other question, which the lemmas passed \
+                 over may answer: a run over their tables with --max-expansions 0 joins \
+                 the two"
             )?,
             _ => writeln!(f, "root: its value waits for the other question")?,
         }
@@ -227,6 +236,7 @@ pub fn prove_tree_command(args: ProveTreeArgs, json: bool) -> Result<()> {
         reused: p.reused,
         nodes: p.nodes,
         lemmas_written: p.lemmas_written,
+        lemmas_beyond: r.lemmas_beyond,
         moves: r
             .moves
             .iter()
