@@ -12,7 +12,7 @@
 # "does Black win?" over those of 7 (the eighth stone cuts the first and doubles the
 # second: docs/guide/proofs.md, "The eighth stone"); the root's two halves are then
 # joined over the larger tables.
-#   scripts/tsivy-from-scratch.sh TABLES [MINUTES=60] [OUT=target/tsivy-from-scratch] [K=7] [MAX_NODES=50000] [WORKERS=2]
+#   scripts/tsivy-from-scratch.sh TABLES [MINUTES=60] [OUT=target/tsivy-from-scratch] [K=7 | KWHITE,KBLACK] [MAX_NODES=50000] [WORKERS=2]
 set -euo pipefail
 tables=${1:?usage: scripts/tsivy-from-scratch.sh TABLES [MINUTES] [OUT] [K | KWHITE,KBLACK] [MAX_NODES] [WORKERS]}
 minutes=${2:-60} out=${3:-target/tsivy-from-scratch} k=${4:-7} nodes=${5:-50000} workers=${6:-2}
