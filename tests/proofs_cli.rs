@@ -195,9 +195,6 @@ fn dimy_tree_over(k: u32, attacker: &str, lemmas: &str, dir: &str, extra: &[&str
     a
 }
 
-/// `prove-tree`: a run cut short exits non-zero and says how to go on; the two
-/// questions answered "no" write the root's draw certificate, which checks, and
-/// `prove-jobs` over the same lemmas knows the root without a search.
 /// `read-log | head`: a reader that stops early ends the print quietly, as for
 /// every other report (no "Broken pipe" error, exit 0).
 #[test]
@@ -224,6 +221,9 @@ fn read_log_into_a_closed_pipe_ends_quietly() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
+/// `prove-tree`: a run cut short exits non-zero and says how to go on; the two
+/// questions answered "no" write the root's draw certificate, which checks, and
+/// `prove-jobs` over the same lemmas knows the root without a search.
 #[test]
 fn prove_tree_answers_each_question_and_says_when_it_has_not() {
     let dir = tempfile::tempdir().unwrap();
