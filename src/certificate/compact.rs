@@ -75,13 +75,15 @@ impl Ends {
 
 /// The walk both directions share: from `root`, each position once, depth first;
 /// `choose` gives the index of the side's move at a position where it moves (and
-/// may refuse it), and `visit` sees each position with the move chosen there.
+/// may refuse it), `visit` sees each position with the move chosen there, and
+/// `end` each position a move reaches where the walk ends.
 fn walk(
     root: &Position,
     side: Color,
     ends: &Ends,
     mut choose: impl FnMut(&Position, &[Move]) -> Result<usize, String>,
     mut visit: impl FnMut(&Position, Option<&Move>) -> Result<(), String>,
+    mut end: impl FnMut(&Position),
 ) -> Result<(), String> {
     let mut seen: FxHashSet<(u64, u64)> = FxHashSet::default();
     let mut stack = vec![*root];
@@ -98,7 +100,9 @@ fn walk(
                 .ok_or_else(|| format!("{p}: move number {i} of {}", moves.len()))?;
             visit(&p, Some(m))?;
             let to = p.apply(m);
-            if !ends.ends(&to) {
+            if ends.ends(&to) {
+                end(&to);
+            } else {
                 stack.push(to);
             }
         } else {
@@ -106,7 +110,9 @@ fn walk(
             // Reversed onto the stack, so the first reply is walked first.
             for m in moves.iter().rev() {
                 let to = p.apply(m);
-                if !ends.ends(&to) {
+                if ends.ends(&to) {
+                    end(&to);
+                } else {
                     stack.push(to);
                 }
             }
@@ -135,16 +141,38 @@ fn varint(r: &mut impl Fields) -> Result<u64, String> {
     Err("a move number longer than ten bytes".into())
 }
 
+/// The entries of `part` by position.
+fn by_key(part: &Part) -> FxHashMap<(u64, u64), &Entry> {
+    part.entries
+        .iter()
+        .map(|e| (position_key(&e.position), e))
+        .collect()
+}
+
+/// The index in `moves` of the move the proof gives at `p`, or why there is none.
+fn proof_move(
+    by_key: &FxHashMap<(u64, u64), &Entry>,
+    p: &Position,
+    moves: &[Move],
+) -> Result<usize, String> {
+    let e = by_key
+        .get(&position_key(p))
+        .ok_or_else(|| format!("{p}: reached, and not in the proof"))?;
+    let mv =
+        e.mv.as_deref()
+            .ok_or_else(|| format!("{p}: the proof gives no move here"))?;
+    moves
+        .iter()
+        .position(|m| m.notation(p.board()) == mv)
+        .ok_or_else(|| format!("{p}: its move {mv} is not legal"))
+}
+
 /// Proof `part` of `cert` as version 4 writes it: its number of moves, then each
 /// move's index in walk order. `None` unless the walk reaches exactly the proof's
 /// positions (one it does not reach, or a table or lemma position in the proof set,
 /// would be lost), each with the move the proof gives.
 pub(super) fn encode_part(cert: &Certificate, part: &Part) -> Option<Vec<u8>> {
-    let by_key: FxHashMap<(u64, u64), &Entry> = part
-        .entries
-        .iter()
-        .map(|e| (position_key(&e.position), e))
-        .collect();
+    let by_key = by_key(part);
     let mut indices = Vec::new();
     let mut reached = 0usize;
     walk(
@@ -152,14 +180,7 @@ pub(super) fn encode_part(cert: &Certificate, part: &Part) -> Option<Vec<u8>> {
         part.side,
         &Ends::of(cert),
         |p, moves| {
-            let mv = by_key
-                .get(&position_key(p))
-                .and_then(|e| e.mv.as_deref())
-                .ok_or_else(String::new)?;
-            let i = moves
-                .iter()
-                .position(|m| m.notation(p.board()) == mv)
-                .ok_or_else(String::new)?;
+            let i = proof_move(&by_key, p, moves)?;
             indices.push(i as u64);
             Ok(i)
         },
@@ -170,6 +191,7 @@ pub(super) fn encode_part(cert: &Certificate, part: &Part) -> Option<Vec<u8>> {
                 _ => Err(String::new()),
             }
         },
+        |_| {},
     )
     .ok()?;
     if reached != part.entries.len() {
@@ -217,6 +239,7 @@ pub(super) fn decode_part(
             });
             Ok(())
         },
+        |_| {},
     )?;
     if read != n {
         return Err(format!("{} moves walked, the proof lists {n}", read));
@@ -238,11 +261,7 @@ pub(super) fn cut_part(
     part: &Part,
     k: u8,
 ) -> Result<(Vec<Entry>, LemmaEnds), String> {
-    let by_key: FxHashMap<(u64, u64), &Entry> = part
-        .entries
-        .iter()
-        .map(|e| (position_key(&e.position), e))
-        .collect();
+    let by_key = by_key(part);
     // As the checker judges a move of this proof: a lemma ends it only where one
     // serves the proof's claim (elsewhere the position is in the proof set).
     let ends = Ends {
@@ -260,29 +279,18 @@ pub(super) fn cut_part(
         &cert.root,
         part.side,
         &ends,
-        |p, moves| {
-            let e = by_key
-                .get(&position_key(p))
-                .ok_or_else(|| format!("{p}: reached, and not in the proof"))?;
-            let mv =
-                e.mv.as_deref()
-                    .ok_or_else(|| format!("{p}: the proof gives no move here"))?;
-            moves
-                .iter()
-                .position(|m| m.notation(p.board()) == mv)
-                .ok_or_else(|| format!("{p}: its move {mv} is not legal"))
-        },
-        |p, mv| {
+        |p, moves| proof_move(&by_key, p, moves),
+        |p, _| {
             let e = by_key
                 .get(&position_key(p))
                 .ok_or_else(|| format!("{p}: reached, and not in the proof"))?;
             entries.push((*e).clone());
-            let next = match mv {
-                Some(m) => vec![p.apply(m)],
-                None => p.successors(),
-            };
-            at_lemmas.extend(next.iter().filter(|to| ends.at_lemma(to)).map(position_key));
             Ok(())
+        },
+        |to| {
+            if ends.at_lemma(to) {
+                at_lemmas.insert(position_key(to));
+            }
         },
     )?;
     entries.sort_by_key(|e| position_key(&e.position));

@@ -138,7 +138,7 @@ pub struct JobsReport {
     /// The lemma files of the directory that did not check, with the reason: the
     /// search went on without them.
     pub lemmas_refused: Vec<(String, String)>,
-    /// The lemma files passed over: they rely on tables not loaded (larger, or
+    /// The lemmas passed over: they rely on tables not loaded (larger, or
     /// of more stones a side than the root has).
     pub lemmas_beyond: usize,
     /// Wall time in seconds.
@@ -435,7 +435,7 @@ pub fn prove_jobs(
     let mut reports = Vec::new();
     let mut root_cert = None;
     let mut refused: Vec<(String, String)> = Vec::new();
-    // Each level reads the whole store again: its count of files passed over is
+    // Each level reads the whole store again: its count of lemmas passed over is
     // the latest.
     let mut beyond = 0;
     let writer = LemmaWriter::new(&opts.lemmas);

@@ -36,7 +36,7 @@ pub struct Lemmas {
     /// The lemma files refused by `refresh_checked`: the file's checksum, its
     /// name and why.
     refused: Vec<(u64, String, String)>,
-    /// How many lemma files `refresh_checked` passed over because they rely on
+    /// How many lemmas `refresh_checked` passed over because they rely on
     /// tables not loaded (larger ones, or of more stones a side than the root has,
     /// which no position of the search reaches): not false, only not checkable here.
     beyond: usize,

@@ -142,7 +142,7 @@ pub struct Proved {
     /// The lemma files of the directory that did not check, with the reason: the
     /// searches went on without them.
     pub lemmas_refused: Vec<(String, String)>,
-    /// The lemma files passed over: they rely on tables not loaded (larger, or
+    /// The lemmas passed over: they rely on tables not loaded (larger, or
     /// of more stones a side than the root has).
     pub lemmas_beyond: usize,
 }

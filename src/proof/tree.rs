@@ -105,7 +105,7 @@ pub struct TreeReport {
     /// The lemma files of the directory that did not check, with the reason: the
     /// search went on without them.
     pub lemmas_refused: Vec<(String, String)>,
-    /// The lemma files passed over: they rely on tables not loaded (larger, or
+    /// The lemmas passed over: they rely on tables not loaded (larger, or
     /// of more stones a side than the root has).
     pub lemmas_beyond: usize,
     /// The root's successors in the tree with their proof and disproof numbers at
